@@ -1,0 +1,41 @@
+#include "settings/fd.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "settings/errors.hpp"
+
+namespace holdfast::settings {
+
+void UniqueFd::reset(int fd) {
+  if (fd_ >= 0) ::close(fd_);  // close errors on a read fd or an fsynced fd carry no news
+  fd_ = fd;
+}
+
+std::string read_all(int fd, const std::filesystem::path& path) {
+  std::string out;
+  char buffer[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("cannot read", path);
+    }
+    if (n == 0) return out;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+void write_all(int fd, std::string_view bytes, const std::filesystem::path& path) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("cannot write", path);
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace holdfast::settings

@@ -1,0 +1,39 @@
+// A file descriptor that closes itself, and whole-buffer read and write that
+// handle short transfers and EINTR.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace holdfast::settings {
+
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) reset(std::exchange(other.fd_, -1));
+    return *this;
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+// Reads to end of file. Throws SystemError naming `path`.
+std::string read_all(int fd, const std::filesystem::path& path);
+// Writes every byte. Throws SystemError naming `path` (ENOSPC, EFBIG, ...).
+void write_all(int fd, std::string_view bytes, const std::filesystem::path& path);
+
+}  // namespace holdfast::settings

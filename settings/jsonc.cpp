@@ -1,0 +1,193 @@
+#include "settings/jsonc.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+namespace holdfast::settings {
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Index of the end of the string literal that starts at `open` (the quote),
+// or text.size() when it is unterminated.
+std::size_t skip_string(std::string_view text, std::size_t open) {
+  std::size_t i = open + 1;
+  while (i < text.size()) {
+    if (text[i] == '\\') {
+      i += 2;
+      continue;
+    }
+    if (text[i] == '"') return i + 1;
+    ++i;
+  }
+  return text.size();
+}
+
+// Escapes a key for use in a JSON pointer (RFC 6901).
+std::string pointer_escape(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Walks normalised, already-valid JSON and records where each value starts.
+class LocationScanner {
+ public:
+  LocationScanner(std::string_view text, LocationIndex& index) : text_(text), index_(index) {}
+
+  void scan() {
+    skip_ws();
+    value("");
+  }
+
+ private:
+  void skip_ws() {
+    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
+  }
+
+  void value(const std::string& pointer) {
+    skip_ws();
+    if (pos_ >= text_.size()) return;
+    index_.emplace(pointer, location_of(text_, pos_));
+    const char c = text_[pos_];
+    if (c == '{') {
+      object(pointer);
+    } else if (c == '[') {
+      array(pointer);
+    } else if (c == '"') {
+      pos_ = skip_string(text_, pos_);
+    } else {
+      while (pos_ < text_.size() && !is_space(text_[pos_]) && text_[pos_] != ',' &&
+             text_[pos_] != '}' && text_[pos_] != ']') {
+        ++pos_;
+      }
+    }
+  }
+
+  void object(const std::string& pointer) {
+    ++pos_;  // '{'
+    for (;;) {
+      skip_ws();
+      if (pos_ >= text_.size() || text_[pos_] == '}') break;
+      if (text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      const std::size_t end = skip_string(text_, pos_);
+      const std::string key = nlohmann::json::parse(text_.substr(pos_, end - pos_));
+      pos_ = end;
+      skip_ws();
+      if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
+      value(pointer + "/" + pointer_escape(key));
+    }
+    ++pos_;  // '}'
+  }
+
+  void array(const std::string& pointer) {
+    ++pos_;  // '['
+    for (std::size_t i = 0;; ++i) {
+      skip_ws();
+      if (pos_ >= text_.size() || text_[pos_] == ']') break;
+      if (text_[pos_] == ',') ++pos_;
+      skip_ws();
+      if (pos_ >= text_.size() || text_[pos_] == ']') break;
+      value(pointer + "/" + std::to_string(i));
+    }
+    ++pos_;  // ']'
+  }
+
+  std::string_view text_;
+  LocationIndex& index_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string blank_comments_and_trailing_commas(std::string_view text) {
+  std::string out(text);
+  // Offset of the last comma seen outside strings and comments, if no
+  // significant character has followed it yet.
+  std::size_t pending_comma = std::string::npos;
+  std::size_t i = 0;
+  while (i < out.size()) {
+    const char c = out[i];
+    if (c == '"') {
+      i = skip_string(out, i);
+      pending_comma = std::string::npos;
+    } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '/') {
+      while (i < out.size() && out[i] != '\n') out[i++] = ' ';
+    } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '*') {
+      const std::size_t close = out.find("*/", i + 2);
+      if (close == std::string::npos) return out;  // the parser reports it
+      for (; i < close + 2; ++i) {
+        if (out[i] != '\n') out[i] = ' ';
+      }
+    } else if (c == ',') {
+      pending_comma = i++;
+    } else if ((c == '}' || c == ']') && pending_comma != std::string::npos) {
+      out[pending_comma] = ' ';
+      pending_comma = std::string::npos;
+      ++i;
+    } else {
+      if (!is_space(c)) pending_comma = std::string::npos;
+      ++i;
+    }
+  }
+  return out;
+}
+
+Location location_of(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  Location loc{1, 1};
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.column = 1;
+    } else {
+      ++loc.column;
+    }
+  }
+  return loc;
+}
+
+ParsedText parse_settings_text(std::string_view text, const std::filesystem::path& file) {
+  const std::string normalised = blank_comments_and_trailing_commas(text);
+  if (std::all_of(normalised.begin(), normalised.end(), is_space)) {
+    throw InvalidSettings({Diagnostic{Severity::error, file, location_of(text, text.size()), "",
+                                      "the file is empty; expected a JSON object. An empty "
+                                      "settings file is an error, not \"no settings\": write "
+                                      "{} to mean no settings"}});
+  }
+  ParsedText parsed;
+  try {
+    parsed.value = nlohmann::json::parse(normalised);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character.
+    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    std::string what = e.what();
+    // Drop nlohmann's "[json.exception.parse_error.101] parse error at line
+    // 1, column 2: " prefix; we print our own location.
+    if (const auto colon = what.find(": "); colon != std::string::npos) {
+      what = what.substr(colon + 2);
+    }
+    if (offset >= text.size()) {
+      what = "the document ends early (truncated?): " + what;
+    }
+    throw InvalidSettings(
+        {Diagnostic{Severity::error, file, location_of(text, offset), "", "not valid JSON: " + what}});
+  }
+  LocationScanner(normalised, parsed.locations).scan();
+  return parsed;
+}
+
+}  // namespace holdfast::settings

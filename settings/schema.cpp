@@ -1,0 +1,270 @@
+#include "settings/schema.hpp"
+
+#include <algorithm>
+
+#include "settings/key_path.hpp"
+
+namespace holdfast::settings {
+
+namespace {
+
+constexpr const char* kSchemaText = R"json({
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://holdfast.invalid/schema/settings.json",
+  "title": "holdfast settings",
+  "description": "One settings scope of holdfast. Scopes merge in the order system-defaults < user < workspace < system.",
+  "type": "object",
+  "properties": {
+    "$revision": {
+      "description": "Save counter maintained by holdfast; each save increments it. Do not edit by hand.",
+      "type": "integer",
+      "minimum": 0
+    },
+    "tools": {
+      "type": "object",
+      "properties": {
+        "executionSandbox": {
+          "description": "The confinement policy for commands. Honoured only from operator scopes (system-defaults, user, system); the highest operator scope that sets it wins as a whole.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "filesystem": {
+              "description": "Simple form (read-only | workspace-write) or split form: a map from a path or token (:root, :minimal, :workspace, :tmpdir, :home) to read | write | deny (none is an alias of deny).",
+              "oneOf": [
+                {"type": "string", "enum": ["read-only", "workspace-write"]},
+                {
+                  "type": "object",
+                  "additionalProperties": {"type": "string", "enum": ["read", "write", "deny", "none"]}
+                }
+              ]
+            },
+            "network": {
+              "description": "closed: empty network namespace and only local socket families.",
+              "type": "string",
+              "enum": ["open", "closed"]
+            },
+            "backend": {
+              "description": "Accepted for settings shared with other agents; holdfast always uses bubblewrap.",
+              "type": "string",
+              "enum": ["auto", "bwrap"]
+            },
+            "unixSockets": {
+              "description": "deny: creating AF_UNIX sockets inside the sandbox is refused.",
+              "type": "string",
+              "enum": ["allow", "deny"]
+            }
+          }
+        }
+      }
+    },
+    "permissions": {
+      "description": "Gatekeeper rules: Tool or Tool(specifier). Lists from all scopes are combined; a workspace scope may add deny and ask rules only.",
+      "type": "object",
+      "properties": {
+        "allow": {"type": "array", "items": {"type": "string"}},
+        "ask": {"type": "array", "items": {"type": "string"}},
+        "deny": {"type": "array", "items": {"type": "string"}},
+        "defaultMode": {"type": "string", "enum": ["plan", "default", "auto-edit", "yolo"]}
+      }
+    },
+    "security": {
+      "description": "Operator safety switches. Honoured only from operator scopes.",
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "requireExecutionSandbox": {
+          "description": "In a system scope: a missing effective tools.executionSandbox stops every launch.",
+          "type": "boolean"
+        },
+        "allowUnconfined": {
+          "description": "Permit running commands without a sandbox when the host cannot provide one. Off unless set.",
+          "type": "boolean"
+        }
+      }
+    },
+    "launcher": {
+      "type": "object",
+      "properties": {
+        "launchRecords": {
+          "description": "Append one JSON line per launch to $XDG_STATE_HOME/holdfast/launches.jsonl.",
+          "type": "boolean"
+        }
+      }
+    }
+  }
+})json";
+
+std::string type_of(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object: return "object";
+    case nlohmann::json::value_t::array: return "array";
+    case nlohmann::json::value_t::string: return "string";
+    case nlohmann::json::value_t::boolean: return "boolean";
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned: return "integer";
+    case nlohmann::json::value_t::number_float: return "number";
+    case nlohmann::json::value_t::null: return "null";
+    default: return "value";
+  }
+}
+
+bool has_type(const nlohmann::json& value, const std::string& type) {
+  const std::string actual = type_of(value);
+  return actual == type || (type == "number" && actual == "integer");
+}
+
+std::string article(const std::string& type) {
+  return (type == "object" || type == "array" || type == "integer") ? "an " + type : "a " + type;
+}
+
+std::string describe_found(const nlohmann::json& value) {
+  std::string out = article(type_of(value));
+  if (value.is_primitive() && !value.is_null()) {
+    std::string dumped = value.dump();
+    if (dumped.size() > 40) dumped = dumped.substr(0, 37) + "...";
+    out += " (" + dumped + ")";
+  }
+  return out;
+}
+
+std::string join_enum(const nlohmann::json& values) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += i + 1 == values.size() ? " or " : ", ";
+    out += values[i].dump();
+  }
+  return out;
+}
+
+std::string join_keys(const nlohmann::json& properties) {
+  std::string out;
+  for (const auto& [key, unused] : properties.items()) {
+    if (!out.empty()) out += ", ";
+    out += key;
+  }
+  return out;
+}
+
+class Validator {
+ public:
+  Validator(const LocationIndex& locations, const std::filesystem::path& file)
+      : locations_(locations), file_(file) {}
+
+  void check(const nlohmann::json& schema, const nlohmann::json& value, const KeyPath& path) {
+    if (const auto one_of = schema.find("oneOf"); one_of != schema.end()) {
+      check_one_of(*one_of, value, path);
+      return;
+    }
+    if (const auto type = schema.find("type"); type != schema.end()) {
+      if (!has_type(value, *type)) {
+        report(Severity::error, path,
+               "expected " + article(*type) + ", found " + describe_found(value));
+        return;
+      }
+    }
+    if (const auto values = schema.find("enum"); values != schema.end()) {
+      if (std::find(values->begin(), values->end(), value) == values->end()) {
+        report(Severity::error, path,
+               "expected one of " + join_enum(*values) + ", found " + describe_found(value));
+        return;
+      }
+    }
+    if (const auto minimum = schema.find("minimum");
+        minimum != schema.end() && value.is_number() && value < *minimum) {
+      report(Severity::error, path,
+             "expected a value of at least " + minimum->dump() + ", found " + value.dump());
+    }
+    if (const auto maximum = schema.find("maximum");
+        maximum != schema.end() && value.is_number() && value > *maximum) {
+      report(Severity::error, path,
+             "expected a value of at most " + maximum->dump() + ", found " + value.dump());
+    }
+    if (value.is_object()) check_object(schema, value, path);
+    if (value.is_array()) {
+      if (const auto items = schema.find("items"); items != schema.end()) {
+        for (std::size_t i = 0; i < value.size(); ++i) {
+          KeyPath item_path = path;
+          item_path.push_back(std::to_string(i));
+          check(*items, value[i], item_path);
+        }
+      }
+    }
+  }
+
+  std::vector<Diagnostic> take() { return std::move(diagnostics_); }
+
+ private:
+  void check_object(const nlohmann::json& schema, const nlohmann::json& value,
+                    const KeyPath& path) {
+    const auto properties = schema.find("properties");
+    const auto additional = schema.find("additionalProperties");
+    for (const auto& [key, member] : value.items()) {
+      KeyPath member_path = path;
+      member_path.push_back(key);
+      if (properties != schema.end() && properties->contains(key)) {
+        check((*properties)[key], member, member_path);
+      } else if (additional != schema.end() && additional->is_object()) {
+        check(*additional, member, member_path);
+      } else if (additional != schema.end() && *additional == false) {
+        report(Severity::error, member_path,
+               "unknown key \"" + key + "\" in a policy object, which must be understood " +
+                   "exactly; known keys: " + join_keys(*properties));
+      } else if (properties != schema.end()) {
+        report(Severity::warning, member_path,
+               "unknown key \"" + key + "\" (ignored); known keys here: " + join_keys(*properties));
+      }
+    }
+  }
+
+  void check_one_of(const nlohmann::json& alternatives, const nlohmann::json& value,
+                    const KeyPath& path) {
+    // Pick the alternative whose type matches and report its findings; with
+    // no type match, say which types were expected.
+    std::string expected;
+    for (const auto& alternative : alternatives) {
+      const std::string type = alternative.value("type", "");
+      if (has_type(value, type)) {
+        check(alternative, value, path);
+        return;
+      }
+      if (!expected.empty()) expected += " or ";
+      expected += alternative.contains("enum") ? "one of " + join_enum(alternative["enum"])
+                                               : article(type);
+    }
+    report(Severity::error, path, "expected " + expected + ", found " + describe_found(value));
+  }
+
+  void report(Severity severity, const KeyPath& path, std::string message) {
+    Location location;
+    if (const auto it = locations_.find(to_pointer(path)); it != locations_.end()) {
+      location = it->second;
+    }
+    diagnostics_.push_back(Diagnostic{severity, file_, location, to_dotted(path), std::move(message)});
+  }
+
+  const LocationIndex& locations_;
+  const std::filesystem::path& file_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+}  // namespace
+
+const nlohmann::json& settings_schema() {
+  static const nlohmann::json schema = nlohmann::json::parse(kSchemaText);
+  return schema;
+}
+
+std::vector<Diagnostic> validate(const nlohmann::json& document, const LocationIndex& locations,
+                                 const std::filesystem::path& file) {
+  Validator validator(locations, file);
+  if (!document.is_object()) {
+    Location location;
+    if (const auto it = locations.find(""); it != locations.end()) location = it->second;
+    return {Diagnostic{Severity::error, file, location, "",
+                       "expected a JSON object at the top level, found " + describe_found(document)}};
+  }
+  validator.check(settings_schema(), document, {});
+  return validator.take();
+}
+
+}  // namespace holdfast::settings

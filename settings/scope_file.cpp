@@ -1,0 +1,70 @@
+#include "settings/scope_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "settings/fd.hpp"
+#include "settings/schema.hpp"
+#include "settings/sha256.hpp"
+
+namespace holdfast::settings {
+
+bool FileIdentity::operator==(const FileIdentity& other) const {
+  return device == other.device && inode == other.inode && size == other.size &&
+         mtime.tv_sec == other.mtime.tv_sec && mtime.tv_nsec == other.mtime.tv_nsec &&
+         sha256 == other.sha256;
+}
+
+ScopeFile read_scope_file(Scope scope, const std::filesystem::path& path) {
+  ScopeFile file;
+  file.scope = scope;
+  file.path = path;
+  file.document = nlohmann::json::object();
+  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (raw < 0) {
+    if (errno == ENOENT) return file;
+    throw_errno("cannot open settings file", path);
+  }
+  const UniqueFd fd(raw);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw_errno("cannot stat settings file", path);
+  if (!S_ISREG(st.st_mode)) {
+    throw SystemError("settings file is not a regular file:", path, EINVAL);
+  }
+  file.exists = true;
+  file.bytes = read_all(fd.get(), path);
+  file.identity.device = st.st_dev;
+  file.identity.inode = st.st_ino;
+  file.identity.size = st.st_size;
+  file.identity.mtime = st.st_mtim;
+  file.identity.sha256 = sha256_hex(file.bytes);
+  interpret_scope_bytes(file);
+  return file;
+}
+
+void interpret_scope_bytes(ScopeFile& file) {
+  file.diagnostics.clear();
+  file.document = nlohmann::json::object();
+  file.locations.clear();
+  file.revision = 0;
+  try {
+    ParsedText parsed = parse_settings_text(file.bytes, file.path);
+    file.diagnostics = validate(parsed.value, parsed.locations, file.path);
+    if (!has_errors(file.diagnostics)) {
+      file.document = std::move(parsed.value);
+      file.locations = std::move(parsed.locations);
+      if (const auto it = file.document.find(kRevisionKey); it != file.document.end()) {
+        file.revision = it->get<std::uint64_t>();
+      }
+    }
+  } catch (const InvalidSettings& e) {
+    file.diagnostics = e.diagnostics();
+  }
+}
+
+void require_valid(const ScopeFile& file) {
+  if (!file.valid()) throw InvalidSettings(file.diagnostics);
+}
+
+}  // namespace holdfast::settings

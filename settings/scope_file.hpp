@@ -1,0 +1,61 @@
+// One scope's settings file as read from disk: its identity, its bytes and
+// what they mean.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "settings/errors.hpp"
+#include "settings/jsonc.hpp"
+#include "settings/scopes.hpp"
+
+namespace holdfast::settings {
+
+// What identifies the file that was read: if any of these differ between two
+// reads, the path was replaced or rewritten in between.
+struct FileIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  timespec mtime{};
+  std::string sha256;  // of the bytes read
+
+  bool operator==(const FileIdentity& other) const;
+};
+
+struct ScopeFile {
+  Scope scope = Scope::user;
+  std::filesystem::path path;
+  bool exists = false;
+  FileIdentity identity;          // meaningful when exists
+  std::string bytes;              // exactly what was read
+  nlohmann::json document;        // the parsed object; {} when the file is absent
+  LocationIndex locations;        // where each value starts in the file
+  std::vector<Diagnostic> diagnostics;  // parse and schema findings
+  std::uint64_t revision = 0;     // "$revision", 0 when absent
+
+  bool valid() const { return !has_errors(diagnostics); }
+};
+
+// The key that holds a scope file's save counter.
+inline constexpr const char* kRevisionKey = "$revision";
+
+// Reads and checks `path`. A missing file yields exists == false; a file
+// that is unreadable for another reason throws SystemError. Parse and schema
+// problems are recorded in `diagnostics`, never thrown and never repaired.
+ScopeFile read_scope_file(Scope scope, const std::filesystem::path& path);
+
+// Interprets bytes already read (used by read_scope_file and by writers that
+// must check the document they are about to save).
+void interpret_scope_bytes(ScopeFile& file);
+
+// Throws InvalidSettings when `file` has errors.
+void require_valid(const ScopeFile& file);
+
+}  // namespace holdfast::settings

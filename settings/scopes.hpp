@@ -1,0 +1,43 @@
+// The four settings scopes, in precedence order (later wins), and where
+// their files live.
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+
+namespace holdfast::settings {
+
+enum class Scope { system_defaults, user, workspace, system };
+
+inline constexpr std::array<Scope, 4> kScopesInPrecedenceOrder = {
+    Scope::system_defaults, Scope::user, Scope::workspace, Scope::system};
+
+// "system-defaults", "user", "workspace", "system".
+std::string_view scope_name(Scope scope);
+std::optional<Scope> parse_scope(std::string_view name);
+
+// Operator scopes carry the confinement policy; the workspace does not.
+constexpr bool is_operator_scope(Scope scope) { return scope != Scope::workspace; }
+// System scopes are the files apart from the user file that GUIs rewrite.
+constexpr bool is_system_scope(Scope scope) {
+  return scope == Scope::system_defaults || scope == Scope::system;
+}
+
+struct ScopePaths {
+  std::filesystem::path system_dir;  // $HOLDFAST_SYSTEM_DIR, default /etc/holdfast
+  std::filesystem::path config_dir;  // $HOLDFAST_CONFIG_DIR, default $XDG_CONFIG_HOME/holdfast
+  std::optional<std::filesystem::path> workspace;  // no workspace scope without one
+
+  // The settings file of `scope`; nullopt for the workspace scope when no
+  // workspace is set.
+  std::optional<std::filesystem::path> file(Scope scope) const;
+};
+
+// Resolves the directories from the environment (HOLDFAST_SYSTEM_DIR,
+// HOLDFAST_CONFIG_DIR, XDG_CONFIG_HOME, HOME). Throws UsageError when no
+// user configuration directory can be determined.
+ScopePaths scope_paths_from_environment(std::optional<std::filesystem::path> workspace);
+
+}  // namespace holdfast::settings

@@ -1,0 +1,82 @@
+// The settings store: what a GUI, an agent or the CLI links to read and
+// change settings.
+//
+//   holdfast::settings::Store store(scope_paths_from_environment(workspace));
+//   ScopeFile user = store.load(Scope::user);            // diagnostics, revision
+//   Effective effective = store.effective();             // merged, with origins
+//   store.set(Scope::user, parse_key_path("tools.executionSandbox.network"),
+//             "closed", /*expected_revision=*/user.revision);
+//
+// Every save is a read-modify-write under the scope's lock, bumps the
+// file's "$revision" counter and goes through the durable atomic writer. A
+// save into a file that is currently invalid is refused (nothing is lost); a
+// save whose expectation no longer holds throws RevisionConflict.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "settings/atomic_writer.hpp"
+#include "settings/key_path.hpp"
+#include "settings/merge.hpp"
+#include "settings/scope_file.hpp"
+#include "settings/scopes.hpp"
+
+namespace holdfast::settings {
+
+// What a save expects the file to be when it lands. Empty: no expectation
+// (the save still never loses a concurrent save's keys, because it
+// re-reads under the lock).
+struct Expectation {
+  std::optional<std::uint64_t> revision;  // the "$revision" counter
+  std::optional<std::string> sha256;      // exact bytes, as loaded ("" = file absent)
+
+  // Everything about `loaded`: the save fails if anyone changed the file
+  // since, even a hand edit that left "$revision" alone.
+  static Expectation unchanged_since(const ScopeFile& loaded);
+};
+
+struct SaveResult {
+  std::filesystem::path path;
+  std::uint64_t revision = 0;  // the new revision
+};
+
+struct StoreOptions {
+  bool durable = true;
+  bool keep_backup = false;
+  std::function<void(WriteStep)> after_write_step;  // for crash tests
+};
+
+class Store {
+ public:
+  explicit Store(ScopePaths paths, StoreOptions options = {});
+
+  const ScopePaths& paths() const { return paths_; }
+  // The file of `scope`; throws UsageError for the workspace scope when no
+  // workspace was given.
+  std::filesystem::path file(Scope scope) const;
+
+  // Reads one scope; problems are in the result's diagnostics.
+  ScopeFile load(Scope scope) const;
+  // Reads every scope that has a file location.
+  std::vector<ScopeFile> load_all() const;
+  // Merged settings; throws InvalidSettings naming every bad file.
+  Effective effective() const;
+
+  // Read-modify-write. `mutate` receives the current document ({} when the
+  // file is absent) and edits it in place.
+  SaveResult update(Scope scope, const std::function<void(nlohmann::json&)>& mutate,
+                    const Expectation& expected = {});
+  SaveResult set(Scope scope, const KeyPath& key, nlohmann::json value,
+                 const Expectation& expected = {});
+  // Throws UsageError when the key is not set.
+  SaveResult unset(Scope scope, const KeyPath& key, const Expectation& expected = {});
+
+ private:
+  ScopePaths paths_;
+  StoreOptions options_;
+};
+
+}  // namespace holdfast::settings
