@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <condition_variable>
 #include <iostream>
+#include <mutex>
 
 #include "settings/schema.hpp"
 #include "settings/store.hpp"
+#include "settings/watcher.hpp"
 
 namespace holdfast::settings {
 
@@ -239,6 +242,57 @@ int cmd_validate(const CommonOptions& options) {
   return errors ? exit_invalid : exit_ok;
 }
 
+std::string change_line(const SettingsChange& change, bool json) {
+  nlohmann::json revisions = nlohmann::json::object();
+  for (const auto& file : change.snapshot.scopes) {
+    revisions[std::string(scope_name(file.scope))] =
+        file.exists ? nlohmann::json(file.revision) : nlohmann::json();
+  }
+  nlohmann::json scopes = nlohmann::json::array();
+  for (Scope scope : change.changed_scopes) scopes.push_back(std::string(scope_name(scope)));
+  if (json) {
+    return nlohmann::json{{"initial", change.initial},
+                          {"digest", change.snapshot.digest},
+                          {"revisions", revisions},
+                          {"scopes", scopes},
+                          {"keys", change.changed_keys}}
+        .dump();
+  }
+  std::string line = change.initial ? "initial" : "changed";
+  line += " digest=" + change.snapshot.digest.substr(0, 16) + " revisions=";
+  std::string parts;
+  for (const auto& [scope, revision] : revisions.items()) {
+    parts += (parts.empty() ? "" : ",") + scope + ":" + (revision.is_null() ? "-" : revision.dump());
+  }
+  line += parts;
+  if (!change.initial) {
+    std::string names;
+    for (const auto& scope : scopes) names += (names.empty() ? "" : ",") + scope.get<std::string>();
+    std::string keys;
+    for (const auto& key : change.changed_keys) keys += (keys.empty() ? "" : ",") + key;
+    line += " scopes=" + (names.empty() ? "-" : names) + " keys=" + (keys.empty() ? "-" : keys);
+  }
+  return line;
+}
+
+int cmd_watch(const CommonOptions& options, int count) {
+  std::mutex mutex;
+  std::condition_variable done;
+  int changes = 0;
+  Watcher watcher(
+      paths_for(options), SnapshotOptions{},
+      [&](const SettingsChange& change) {
+        std::cout << change_line(change, options.json) << std::endl;  // one line per change, now
+        const std::lock_guard lock(mutex);
+        if (!change.initial) ++changes;
+        done.notify_all();
+      },
+      [](const std::exception& e) { std::cerr << "holdfast: " << e.what() << std::endl; });
+  std::unique_lock lock(mutex);
+  done.wait(lock, [&] { return count > 0 && changes >= count; });
+  return exit_ok;
+}
+
 }  // namespace
 
 int run_settings_command(const std::function<int()>& body) {
@@ -326,6 +380,19 @@ CLI::App* add_settings_cli(CLI::App& app, int& exit_code) {
   validate_cmd->add_flag("--json", options->json, "Machine-readable output");
   validate_cmd->callback([=, &exit_code] {
     exit_code = run_settings_command([&] { return cmd_validate(*options); });
+  });
+
+  auto count = std::make_shared<int>(0);
+  auto* watch = settings->add_subcommand(
+      "watch", "Print one line per change of the effective settings (inotify, no polling)");
+  watch->add_option("--workspace", options->workspace,
+                    "Workspace directory (default: the current directory)");
+  watch->add_flag("--json", options->json,
+                  "One JSON object per line: initial, digest, revisions, scopes, keys");
+  watch->add_option("--count", *count, "Exit after this many changes (default: run until killed)")
+      ->check(CLI::NonNegativeNumber);
+  watch->callback([=, &exit_code] {
+    exit_code = run_settings_command([&] { return cmd_watch(*options, *count); });
   });
 
   auto* schema = settings->add_subcommand("schema", "Print the JSON Schema (draft 2020-12)");

@@ -1,0 +1,64 @@
+#include "settings/strict_modes.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+
+namespace holdfast::settings {
+
+UnsafeSettingsFile::UnsafeSettingsFile(std::filesystem::path file, std::filesystem::path culprit,
+                                       std::string why)
+    : std::runtime_error("unsafe settings file " + file.string() + ": " + why),
+      file_(std::move(file)),
+      culprit_(std::move(culprit)) {}
+
+namespace {
+
+std::string octal(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+std::optional<std::string> problem_with(const std::filesystem::path& path, const struct stat& st,
+                                        uid_t invoking_uid) {
+  const bool is_dir = S_ISDIR(st.st_mode);
+  if (st.st_uid != 0 && st.st_uid != invoking_uid) {
+    return (is_dir ? "directory " : "") + path.string() + " is owned by uid " +
+           std::to_string(st.st_uid) + ", not by root or by you (uid " +
+           std::to_string(invoking_uid) + "); chown it to root or to yourself";
+  }
+  const bool others_can_write = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+  const bool sticky_root_dir = is_dir && (st.st_mode & S_ISVTX) != 0 && st.st_uid == 0;
+  if (others_can_write && !sticky_root_dir) {
+    return (is_dir ? "directory " : "") + path.string() + " has mode " + octal(st.st_mode) +
+           " and is writable by group or others; run chmod go-w " + path.string();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<UnsafeSettingsFile> check_strict_modes(const std::filesystem::path& file,
+                                                     uid_t invoking_uid) {
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(file, ec);
+  if (ec) {
+    return UnsafeSettingsFile(file, file, "cannot resolve its real path: " + ec.message());
+  }
+  struct stat st {};
+  for (std::filesystem::path path = real;; path = path.parent_path()) {
+    if (::stat(path.c_str(), &st) != 0) {
+      return UnsafeSettingsFile(file, path, "cannot stat " + path.string());
+    }
+    if (auto problem = problem_with(path, st, invoking_uid)) {
+      std::string why = *problem;
+      if (real != file) why += " (reached through the symlink " + file.string() + ")";
+      return UnsafeSettingsFile(file, path, why);
+    }
+    if (path == path.root_path()) break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace holdfast::settings

@@ -1,0 +1,37 @@
+// Ownership and permission checks for operator settings files, in the
+// manner of sshd's StrictModes: a policy file that someone else could have
+// written is not a policy.
+//
+// A file (after following symlinks) and every directory above it must be
+// owned by root or by the invoking user, and must not be writable by group
+// or others. A directory that is group/other-writable but sticky (like /tmp)
+// and owned by root is accepted: the sticky bit stops others from replacing
+// entries they do not own.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace holdfast::settings {
+
+class UnsafeSettingsFile : public std::runtime_error {
+ public:
+  UnsafeSettingsFile(std::filesystem::path file, std::filesystem::path culprit, std::string why);
+  const std::filesystem::path& file() const { return file_; }
+  const std::filesystem::path& culprit() const { return culprit_; }
+
+ private:
+  std::filesystem::path file_;
+  std::filesystem::path culprit_;
+};
+
+// Returns a description of the problem, or nullopt when `file` is safe.
+// `file` must exist.
+std::optional<UnsafeSettingsFile> check_strict_modes(const std::filesystem::path& file,
+                                                     uid_t invoking_uid);
+
+}  // namespace holdfast::settings
