@@ -38,6 +38,8 @@ ScopeFile read_scope_file(Scope scope, const std::filesystem::path& path) {
   file.identity.inode = st.st_ino;
   file.identity.size = st.st_size;
   file.identity.mtime = st.st_mtim;
+  file.identity.owner = st.st_uid;
+  file.identity.mode = st.st_mode;
   file.identity.sha256 = sha256_hex(file.bytes);
   interpret_scope_bytes(file);
   return file;

@@ -25,6 +25,8 @@ struct FileIdentity {
   off_t size = 0;
   timespec mtime{};
   std::string sha256;  // of the bytes read
+  uid_t owner = 0;     // of the inode read, for the ownership checks
+  mode_t mode = 0;
 
   bool operator==(const FileIdentity& other) const;
 };

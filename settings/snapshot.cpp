@@ -110,6 +110,14 @@ ScopeFile read_settled(Scope scope, const fs::path& path, const SnapshotOptions&
   const fs::path directory = target.parent_path();
   const std::string name = target.filename().string();
 
+  // A missing file in a directory that has not changed for evidence_age was
+  // already missing that long: no rename, create or delete happened there
+  // since. Proven absent without watching.
+  if (!file.exists && !directory_recently_changed(directory, options)) {
+    settling = Settling::proven_absent;
+    return file;
+  }
+
   Inotify inotify;
   if (inotify.try_watch(directory, kDirectoryEvents) < 0) {
     if (!file.exists) {
@@ -151,11 +159,15 @@ ScopeFile read_settled(Scope scope, const fs::path& path, const SnapshotOptions&
       continue;
     }
     quiet_since = Clock::now();
-    bool about_our_file = false;
+    // Read again when the last thing that happened to our name completed a
+    // write (closed after writing, or renamed in); a truncation or a
+    // partial write would only be read as damaged again.
+    bool completed = false;
     for (const auto& event : events) {
-      about_our_file |= event.name == name || (event.mask & IN_Q_OVERFLOW) != 0;
+      if (event.name == name) completed = (event.mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0;
+      if ((event.mask & IN_Q_OVERFLOW) != 0) completed = true;
     }
-    if (about_our_file) {
+    if (completed) {
       file = read_scope_file(scope, path);
       if (usable(file)) return file;
     }
@@ -203,7 +215,10 @@ void check_ownership(const std::vector<ScopeFile>& scopes, const SnapshotOptions
       options.invoking_uid == static_cast<uid_t>(-1) ? ::getuid() : options.invoking_uid;
   for (const auto& file : scopes) {
     if (!file.exists || !is_operator_scope(file.scope)) continue;
-    if (auto problem = check_strict_modes(file.path, uid)) throw *problem;
+    if (auto problem =
+            check_strict_modes(file.path, file.identity.owner, file.identity.mode, uid)) {
+      throw *problem;
+    }
   }
 }
 

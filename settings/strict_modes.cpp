@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "settings/atomic_writer.hpp"
+
 namespace holdfast::settings {
 
 UnsafeSettingsFile::UnsafeSettingsFile(std::filesystem::path file, std::filesystem::path culprit,
@@ -40,21 +42,29 @@ std::optional<std::string> problem_with(const std::filesystem::path& path, const
 }  // namespace
 
 std::optional<UnsafeSettingsFile> check_strict_modes(const std::filesystem::path& file,
+                                                     uid_t owner, mode_t mode,
                                                      uid_t invoking_uid) {
-  std::error_code ec;
-  const std::filesystem::path real = std::filesystem::canonical(file, ec);
-  if (ec) {
-    return UnsafeSettingsFile(file, file, "cannot resolve its real path: " + ec.message());
-  }
+  const std::filesystem::path target = resolve_write_target(file);
   struct stat st {};
-  for (std::filesystem::path path = real;; path = path.parent_path()) {
+  st.st_uid = owner;
+  st.st_mode = mode;
+  if (auto problem = problem_with(target, st, invoking_uid)) {
+    std::string why = *problem;
+    if (target != file) why += " (reached through the symlink " + file.string() + ")";
+    return UnsafeSettingsFile(file, target, why);
+  }
+  std::error_code ec;
+  const std::filesystem::path directory = std::filesystem::canonical(target.parent_path(), ec);
+  if (ec) {
+    return UnsafeSettingsFile(file, target.parent_path(),
+                              "cannot resolve its directory: " + ec.message());
+  }
+  for (std::filesystem::path path = directory;; path = path.parent_path()) {
     if (::stat(path.c_str(), &st) != 0) {
       return UnsafeSettingsFile(file, path, "cannot stat " + path.string());
     }
     if (auto problem = problem_with(path, st, invoking_uid)) {
-      std::string why = *problem;
-      if (real != file) why += " (reached through the symlink " + file.string() + ")";
-      return UnsafeSettingsFile(file, path, why);
+      return UnsafeSettingsFile(file, path, *problem);
     }
     if (path == path.root_path()) break;
   }

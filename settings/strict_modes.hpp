@@ -30,8 +30,11 @@ class UnsafeSettingsFile : public std::runtime_error {
 };
 
 // Returns a description of the problem, or nullopt when `file` is safe.
-// `file` must exist.
+// `owner` and `mode` are those of the inode that was actually read (the
+// name may already point elsewhere); the directories are checked on the
+// path, with symlinks resolved.
 std::optional<UnsafeSettingsFile> check_strict_modes(const std::filesystem::path& file,
+                                                     uid_t owner, mode_t mode,
                                                      uid_t invoking_uid);
 
 }  // namespace holdfast::settings

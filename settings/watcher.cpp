@@ -25,7 +25,10 @@ std::vector<std::string> changed_keys(const nlohmann::json& before, const nlohma
     if (!flat_before.contains(pointer)) keys.insert(pointer);
   }
   std::vector<std::string> dotted;
-  for (const auto& pointer : keys) dotted.push_back(pointer_to_dotted(pointer));
+  for (const auto& pointer : keys) {
+    // flatten() turns an empty document into {"": {}}; that is no key.
+    if (!pointer.empty()) dotted.push_back(pointer_to_dotted(pointer));
+  }
   return dotted;
 }
 
