@@ -1,0 +1,55 @@
+// Starting bubblewrap and standing in for the confined command until it
+// ends: signals forwarded, a timeout enforced, the exit status propagated.
+//
+// bubblewrap does not relay signals: its init (pid 1 of the new pid
+// namespace) ignores them. So holdfast learns the sandbox's init pid from
+// bwrap's --info-fd, and forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to
+// the command itself (the init's child). bwrap's --json-status-fd tells a
+// command's exit status ("exit-code", 128+N for signal N) apart from bwrap
+// failing to build the sandbox (no "exit-code" at all). Everything is
+// event driven: a signalfd, a pidfd and the status pipes in one poll().
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace holdfast::launcher {
+
+struct SuperviseRequest {
+  std::string bwrap_path;            // absolute path of the bwrap executable
+  std::vector<std::string> bwrap_args;  // everything after argv[0], ending with "--", CMD...
+  // File descriptors bwrap must inherit (seccomp program, --ro-bind-data
+  // sources); they keep their numbers. Every other descriptor is closed.
+  std::vector<int> inherited_fds;
+  std::optional<std::chrono::milliseconds> timeout;
+  // After the timeout's SIGTERM, how long before SIGKILL.
+  std::chrono::milliseconds kill_grace{2000};
+};
+
+struct SuperviseOutcome {
+  // The confined command's exit status as bwrap reports it (128+N when killed
+  // by signal N); nullopt when bwrap failed before the command ran.
+  std::optional<int> command_status;
+  int bwrap_wait_status = 0;  // raw waitpid() status of bwrap itself
+  bool timed_out = false;
+  std::vector<int> forwarded_signals;
+  long sandbox_init_pid = 0;  // host pid of the sandbox's pid 1, from --info-fd
+  std::chrono::microseconds started_after{0};   // spawn → bwrap reported the sandbox up
+  std::chrono::microseconds finished_after{0};  // spawn → bwrap exited
+};
+
+// Starts bwrap and waits for it. Throws launcher errors (SystemError) when
+// bwrap cannot be started at all.
+SuperviseOutcome supervise(const SuperviseRequest& request);
+
+// The exit status holdfast reports for an outcome: the command's status, 124
+// after a timeout, or 125 when bwrap failed to set up the sandbox.
+int exit_status_of(const SuperviseOutcome& outcome);
+
+inline constexpr int kExitRefused = 125;
+inline constexpr int kExitTimeout = 124;
+
+}  // namespace holdfast::launcher
