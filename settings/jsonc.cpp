@@ -118,12 +118,17 @@ std::string blank_comments_and_trailing_commas(std::string_view text) {
   // Offset of the last comma seen outside strings and comments, if no
   // significant character has followed it yet.
   std::size_t pending_comma = std::string::npos;
+  // The last significant character outside comments: a comma right after
+  // '{', '[' or another comma is not a trailing comma but an error, and is
+  // left for the parser to report ("{,}" must not read as "{}").
+  char previous = '\0';
   std::size_t i = 0;
   while (i < out.size()) {
     const char c = out[i];
     if (c == '"') {
       i = skip_string(out, i);
       pending_comma = std::string::npos;
+      previous = '"';
     } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '/') {
       while (i < out.size() && out[i] != '\n') out[i++] = ' ';
     } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '*') {
@@ -133,13 +138,20 @@ std::string blank_comments_and_trailing_commas(std::string_view text) {
         if (out[i] != '\n') out[i] = ' ';
       }
     } else if (c == ',') {
-      pending_comma = i++;
+      const bool follows_value = previous != '{' && previous != '[' && previous != ',';
+      pending_comma = follows_value ? i : std::string::npos;
+      previous = c;
+      ++i;
     } else if ((c == '}' || c == ']') && pending_comma != std::string::npos) {
       out[pending_comma] = ' ';
       pending_comma = std::string::npos;
+      previous = c;
       ++i;
     } else {
-      if (!is_space(c)) pending_comma = std::string::npos;
+      if (!is_space(c)) {
+        pending_comma = std::string::npos;
+        previous = c;
+      }
       ++i;
     }
   }
@@ -183,8 +195,8 @@ ParsedText parse_settings_text(std::string_view text, const std::filesystem::pat
     if (offset >= text.size()) {
       what = "the document ends early (truncated?): " + what;
     }
-    throw InvalidSettings(
-        {Diagnostic{Severity::error, file, location_of(text, offset), "", "not valid JSON: " + what}});
+    throw InvalidSettings({Diagnostic{Severity::error, file, location_of(text, offset), "",
+                                      "not valid JSON: " + what}});
   }
   LocationScanner(normalised, parsed.locations).scan();
   return parsed;

@@ -66,7 +66,15 @@ void merge_into(nlohmann::json& target, const nlohmann::json& source, const KeyP
         out.origins[to_dotted(child) + "." + std::to_string(slot.size())] = scope;
         slot.push_back(rule);
       }
-    } else if (value.is_object() && slot.is_object() && !is_whole_policy(child)) {
+    } else if (value.is_object() && !is_whole_policy(child) &&
+               (slot.is_object() || (slot.is_null() && !value.empty()))) {
+      // A key no lower scope set is merged into an empty object rather than
+      // copied whole, so the rules below it (lists concatenated element by
+      // element, per-leaf origins) hold whichever scope sets it first.
+      if (slot.is_null()) {
+        forget_origins_under(child, out.origins);
+        slot = nlohmann::json::object();
+      }
       merge_into(slot, value, child, scope, out);
     } else {
       forget_origins_under(child, out.origins);
