@@ -61,7 +61,7 @@ void check_entries(const Policy& policy, const HostFacts& facts, std::vector<Ref
     return;
   }
   for (const auto& rule : rules) {
-    if (rule.source == RuleSource::private_tmp) continue;
+    if (rule.source != RuleSource::entry) continue;
     if (rule.path != "/" && (is_within(rule.path, "/proc") || is_within(rule.path, "/dev"))) {
       out.push_back({"entry-in-fresh-mount", rule.path, rule.entry,
                      "/proc and /dev are always fresh inside the sandbox; an entry there cannot "
@@ -69,7 +69,7 @@ void check_entries(const Policy& policy, const HostFacts& facts, std::vector<Ref
                      "remove the entry"});
       continue;
     }
-    if (rule.source == RuleSource::entry && rule.access == Access::write) {
+    if (rule.access == Access::write) {
       for (const auto& dir : facts.operator_dirs) {
         if (is_within(rule.path, dir.canonical)) {
           out.push_back({"settings-dir-writable", rule.path, rule.entry,

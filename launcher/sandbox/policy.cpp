@@ -113,7 +113,8 @@ std::optional<std::string> normalize_entry_key(std::string_view written, std::st
     why = "\"..\" is not allowed in a path entry; write the path without it";
     return std::nullopt;
   }
-  if (base.empty() || base == ":root") return *rest;
+  // "/" and ":root" are one key; ":root/x" is "/x".
+  if (base.empty() || base == ":root") return *rest == "/" ? std::string(":root") : *rest;
   return *rest == "/" ? base : base + *rest;
 }
 
@@ -237,6 +238,7 @@ std::vector<std::string> expand_key(const Entry& entry, const TokenValues& token
   const std::size_t slash = key.find('/');
   const std::string token = key.substr(0, slash);
   const std::string rest = slash == std::string::npos ? std::string() : key.substr(slash);
+  if (token == ":root") return {"/"};
   if (token == ":minimal") return tokens.minimal;
   std::string base;
   if (token == ":workspace") {
