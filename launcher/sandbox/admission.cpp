@@ -1,0 +1,139 @@
+#include "launcher/sandbox/admission.hpp"
+
+#include "launcher/sandbox/paths.hpp"
+#include "launcher/sandbox/resolve.hpp"
+
+namespace holdfast::sandbox {
+
+namespace {
+
+constexpr std::string_view kSystemDirs[] = {"/proc", "/dev", "/sys",  "/etc", "/usr",
+                                            "/bin",  "/sbin", "/lib", "/lib64"};
+
+void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
+  const PathFacts& ws = facts.workspace;
+  const std::string& path = ws.canonical;
+  const std::string pick = "choose a project directory with --workspace DIR";
+  if (ws.kind != Kind::directory) {
+    out.push_back({"workspace-missing", ws.path, "",
+                   ws.exists() ? "the workspace is not a directory" : "the workspace does not exist",
+                   "create it or " + pick});
+    return;  // the other rules need a real directory
+  }
+  if (path == "/") {
+    out.push_back({"workspace-is-root", path, "", "the workspace is the whole filesystem (/)", pick});
+    return;
+  }
+  if (!facts.tokens.home.empty() && is_within(facts.tokens.home, path)) {
+    out.push_back({"workspace-contains-home", path, "",
+                   "the workspace contains the home directory " + facts.tokens.home,
+                   "use a project directory below your home instead: " + pick});
+  }
+  for (const auto dir : kSystemDirs) {
+    if (overlaps(path, dir)) {
+      out.push_back({"workspace-overlaps-system", path, "",
+                     "the workspace overlaps the system directory " + std::string(dir),
+                     "use a project directory outside the system directories: " + pick});
+    }
+  }
+  for (const auto& dir : facts.operator_dirs) {
+    if (overlaps(path, dir.canonical)) {
+      out.push_back({"workspace-overlaps-settings", path, "",
+                     "the workspace overlaps holdfast's operator settings directory " +
+                         dir.canonical + ", which must never be writable inside",
+                     "use a project directory apart from the settings directories: " + pick});
+    }
+  }
+  if (!facts.cwd.exists() || !is_within(facts.cwd.canonical, path)) {
+    out.push_back({"cwd-outside-workspace", facts.cwd.canonical, "",
+                   "the current directory is not inside the workspace " + path,
+                   "cd into the workspace, or pass --workspace with a directory that contains "
+                   "the current one"});
+  }
+}
+
+void check_entries(const Policy& policy, const HostFacts& facts, std::vector<Refusal>& out) {
+  std::vector<Rule> rules;
+  try {
+    rules = build_rules(policy, facts);
+  } catch (const Refused& refused) {
+    out.insert(out.end(), refused.refusals().begin(), refused.refusals().end());
+    return;
+  }
+  for (const auto& rule : rules) {
+    if (rule.source != RuleSource::entry) continue;
+    if (rule.path != "/" && (is_within(rule.path, "/proc") || is_within(rule.path, "/dev"))) {
+      out.push_back({"entry-in-fresh-mount", rule.path, rule.entry,
+                     "/proc and /dev are always fresh inside the sandbox; an entry there cannot "
+                     "be enforced",
+                     "remove the entry"});
+      continue;
+    }
+    if (rule.access == Access::write) {
+      for (const auto& dir : facts.operator_dirs) {
+        if (is_within(rule.path, dir.canonical)) {
+          out.push_back({"settings-dir-writable", rule.path, rule.entry,
+                         "holdfast's operator settings directory " + dir.canonical +
+                             " is never writable inside the sandbox",
+                         "change the entry to read or deny, or remove it"});
+        }
+      }
+    }
+  }
+  // Carve-outs (read/deny entries) and protected names, by the path the
+  // operator wrote, because that is where the symlinks are.
+  for (const auto& entry : policy.filesystem) {
+    if (entry.access == Access::write) continue;
+    for (const auto& path : expand_key(entry, facts.tokens)) {
+      const PathFacts& f = facts.at(path);
+      for (const auto& hop : f.symlinks) {
+        if (resolve(rules, hop.parent).access == Access::write) {
+          out.push_back({"carve-out-through-writable-symlink", path, entry.written,
+                         "the path goes through the symlink " + hop.link +
+                             ", which lies in a writable directory and could be retargeted from "
+                             "inside the sandbox",
+                         "write the entry with the symlink's target (" + f.canonical +
+                             "), or make " + hop.parent + " read-only"});
+          break;
+        }
+      }
+      if (!f.exists() && resolve(rules, f.existing_ancestor).access == Access::write) {
+        out.push_back({"missing-carve-out-under-writable", f.canonical, entry.written,
+                       "the path does not exist and its parent " + f.existing_ancestor +
+                           " is writable: the sandboxed command could create it, and bubblewrap "
+                           "can only mask paths that exist",
+                       "create it first (mkdir or touch), or remove the entry"});
+      }
+    }
+  }
+  for (const auto& rule : rules) {
+    if (rule.source != RuleSource::protected_name) continue;
+    const PathFacts& f = facts.at(rule.path);
+    if (f.link_target) {
+      out.push_back({"protected-name-is-symlink", rule.path, rule.entry,
+                     "the protected name is a symlink (to " + *f.link_target +
+                         ") inside the writable root " + rule.entry +
+                         "; it could be replaced from inside the sandbox",
+                     "replace the symlink with a gitdir: file or a real directory, or make " +
+                         rule.entry + " read-only"});
+    }
+  }
+  if (resolve(rules, facts.cwd.canonical).access == Access::deny && facts.cwd.exists()) {
+    out.push_back({"cwd-denied", facts.cwd.canonical, "",
+                   "the policy denies the current directory, so the command could not start there",
+                   "add a read or write entry for the workspace (\":workspace\") or cd elsewhere"});
+  }
+}
+
+}  // namespace
+
+std::vector<Refusal> check_admission(const Policy& policy, const HostFacts& facts) {
+  std::vector<Refusal> out;
+  check_workspace(facts, out);
+  if (facts.workspace.kind == Kind::directory && facts.workspace.canonical != "/") {
+    check_entries(policy, facts, out);
+  }
+  return out;
+}
+
+}  // namespace holdfast::sandbox

@@ -1,0 +1,28 @@
+// Admission: everything that stops a launch before any argv is built.
+//
+// Workspace rules: it must exist and be a directory, must not be /, must not
+// contain $HOME, must not overlap /proc /dev /sys /etc /usr /bin /sbin /lib
+// /lib64 or holdfast's operator settings directories; the cwd must be inside
+// it (and not denied by the policy).
+//
+// Representability rules (what bubblewrap cannot enforce exactly is refused,
+// naming the entry): no entry inside /proc or /dev (always fresh); no write
+// access at or under an operator settings directory; no read/deny carve-out
+// reached through a symlink in a writable directory (the link could be
+// retargeted from inside); no missing read/deny carve-out under a writable
+// directory (it could be created from inside); no protected name (.git,
+// .holdfast) that is a symlink in a writable root.
+#pragma once
+
+#include <vector>
+
+#include "launcher/sandbox/host_facts.hpp"
+#include "launcher/sandbox/policy.hpp"
+#include "launcher/sandbox/refusal.hpp"
+
+namespace holdfast::sandbox {
+
+// Pure. Empty when the launch may go ahead.
+std::vector<Refusal> check_admission(const Policy& policy, const HostFacts& facts);
+
+}  // namespace holdfast::sandbox

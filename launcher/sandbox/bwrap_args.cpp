@@ -1,0 +1,236 @@
+#include "launcher/sandbox/bwrap_args.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "launcher/sandbox/admission.hpp"
+#include "launcher/sandbox/paths.hpp"
+#include "launcher/sandbox/resolve.hpp"
+
+namespace holdfast::sandbox {
+
+namespace {
+
+// One rule per path: the tie order decides, and an operator entry is kept
+// over an implicit rule of equal access (for messages).
+std::map<std::string, Rule> collapse(const std::vector<Rule>& rules) {
+  std::map<std::string, Rule> out;
+  for (const auto& rule : rules) {
+    auto [it, inserted] = out.emplace(rule.path, rule);
+    if (inserted) continue;
+    Rule& kept = it->second;
+    if (rule.access > kept.access ||
+        (rule.access == kept.access && rule.source == RuleSource::entry &&
+         kept.source != RuleSource::entry)) {
+      kept = rule;
+    }
+  }
+  return out;
+}
+
+// The rule of the deepest proper ancestor of `path`; nullptr for none.
+const Rule* nearest_ancestor(const std::map<std::string, Rule>& rules, const std::string& path) {
+  std::string at = path;
+  while (at != "/") {
+    at = parent_path(at);
+    if (const auto it = rules.find(at); it != rules.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+// Host content below `rule` is hidden (an empty root, a denied directory,
+// the private /tmp): paths there must be recreated, not bound.
+bool masks(const Rule* rule) { return rule == nullptr || rule->access == Access::deny; }
+
+bool is_denied_file(const Rule& rule) {
+  return rule.access == Access::deny && rule.source != RuleSource::private_tmp &&
+         rule.kind != Kind::directory && rule.kind != Kind::missing;
+}
+
+class Builder {
+ public:
+  Builder(const std::map<std::string, Rule>& rules, const BuildOptions& options,
+          std::vector<std::string>& args)
+      : rules_(rules), options_(options), args_(args) {}
+
+  void mounts() {
+    const auto root = rules_.find("/");
+    root_masked_ = root == rules_.end() || root->second.access == Access::deny;
+    if (!root_masked_) {
+      const bool write = root->second.access == Access::write;
+      add({write ? "--bind" : "--ro-bind", "/", "/"});
+    }
+    add({"--dev", "/dev", "--proc", "/proc"});
+    made_ = {"/", "/dev", "/proc"};
+
+    std::vector<const Rule*> ordered;
+    for (const auto& [path, rule] : rules_) {
+      if (path != "/") ordered.push_back(&rule);
+    }
+    std::stable_sort(ordered.begin(), ordered.end(), [](const Rule* a, const Rule* b) {
+      return path_depth(a->path) < path_depth(b->path);
+    });
+    for (const Rule* rule : ordered) mount(*rule);
+  }
+
+  void finish(const std::vector<std::pair<std::string, std::string>>& symlinks) {
+    for (const auto& [target, path] : symlinks) {
+      if (!root_masked_ || rules_.contains(path) || made_.contains(path)) continue;
+      add({"--symlink", target, path});
+    }
+    if (root_masked_) add({"--chmod", "0111", "/"});
+    for (const auto& path : remount_) add({"--remount-ro", path});
+    if (root_masked_) add({"--remount-ro", "/"});
+  }
+
+  bool root_masked() const { return root_masked_; }
+
+ private:
+  void add(std::initializer_list<std::string> items) {
+    args_.insert(args_.end(), items.begin(), items.end());
+  }
+
+  // Recreates the components between the nearest path that exists in the
+  // sandbox (a mount, or a directory made before) and `path`: traversable
+  // but not listable, so a masked directory shows nothing but the way to
+  // the paths reopened below it.
+  void make_parents(const std::string& path) {
+    std::vector<std::string> missing;
+    for (std::string at = parent_path(path); !made_.contains(at); at = parent_path(at)) {
+      missing.push_back(at);
+    }
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      if (made_.insert(*it).second) add({"--perms", "0111", "--dir", *it});
+    }
+  }
+
+  bool reopens_below(const Rule& rule) const {
+    for (auto it = rules_.upper_bound(rule.path); it != rules_.end(); ++it) {
+      if (!is_within(it->first, rule.path)) continue;
+      const Rule& below = it->second;
+      if (below.access != Access::deny && below.kind != Kind::missing) return true;
+    }
+    return false;
+  }
+
+  void mount(const Rule& rule) {
+    const Rule* ancestor = nearest_ancestor(rules_, rule.path);
+    const Access parent = ancestor == nullptr ? Access::deny : ancestor->access;
+    const std::string& p = rule.path;
+
+    if (rule.source == RuleSource::private_tmp) {
+      make_parents(p);
+      add({"--tmpfs", p});
+      made_.insert(p);
+      return;
+    }
+    if (rule.kind == Kind::missing) {
+      // Only implicit read rules (protected names, settings directories)
+      // under a writable parent need anything: an empty read-only directory
+      // that cannot be replaced. Missing explicit carve-outs there are
+      // refused by admission; elsewhere nothing can create the path.
+      if (rule.source != RuleSource::entry && parent == Access::write) {
+        add({"--perms", "0555", "--tmpfs", p});
+        made_.insert(p);
+        remount_.push_back(p);
+      }
+      return;
+    }
+    if (rule.access == parent) {
+      // Same access as the enclosing rule: nothing to add (for deny, the
+      // host content is already hidden; reopened paths below recreate
+      // their own parents).
+      return;
+    }
+    if (rule.access == Access::deny) {
+      if (rule.kind == Kind::directory) {
+        add({"--perms", reopens_below(rule) ? "0111" : "0000", "--tmpfs", p});
+        remount_.push_back(p);
+      } else {
+        add({"--perms", "0000", "--ro-bind-data", std::to_string(*options_.empty_file_fd), p});
+      }
+      made_.insert(p);
+      return;
+    }
+    if (masks(ancestor)) make_parents(p);
+    add({rule.access == Access::write ? "--bind" : "--ro-bind", p, p});
+    made_.insert(p);
+  }
+
+  const std::map<std::string, Rule>& rules_;
+  const BuildOptions& options_;
+  std::vector<std::string>& args_;
+  bool root_masked_ = true;
+  std::set<std::string> made_;
+  std::vector<std::string> remount_;
+};
+
+}  // namespace
+
+bool needs_empty_file_fd(const Policy& policy, const HostFacts& facts) {
+  const auto rules = collapse(build_rules(policy, facts));
+  for (const auto& [path, rule] : rules) {
+    if (!is_denied_file(rule)) continue;
+    const Rule* ancestor = nearest_ancestor(rules, path);
+    if (ancestor != nullptr && ancestor->access != Access::deny) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts& facts,
+                                          const std::vector<std::string>& command,
+                                          const BuildOptions& options) {
+  if (command.empty()) throw std::invalid_argument("build_bwrap_args: empty command");
+  if (auto refusals = check_admission(policy, facts); !refusals.empty()) {
+    throw Refused(std::move(refusals));
+  }
+  if (!options.empty_file_fd && needs_empty_file_fd(policy, facts)) {
+    throw std::invalid_argument(
+        "build_bwrap_args: the policy denies a file; BuildOptions::empty_file_fd is required");
+  }
+  const auto rules = collapse(build_rules(policy, facts));
+
+  std::vector<std::string> args = {options.bwrap_path,
+                                   "--unshare-user",
+                                   "--unshare-pid",
+                                   "--unshare-ipc",
+                                   "--unshare-uts",
+                                   "--unshare-cgroup-try"};
+  if (policy.network == Network::closed) args.push_back("--unshare-net");
+  args.insert(args.end(), {"--new-session", "--die-with-parent", "--cap-drop", "ALL",
+                           "--disable-userns", "--clearenv"});
+
+  std::map<std::string, std::string> env;
+  for (const auto& [name, value] : facts.environment) {
+    if (is_inherited_env(name)) env[name] = value;
+  }
+  if (!env.contains("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  if (!facts.tokens.home.empty()) env["HOME"] = facts.tokens.home;  // canonical: bound there
+  env["TMPDIR"] = "/tmp";
+  for (const auto& [name, value] : env) args.insert(args.end(), {"--setenv", name, value});
+
+  Builder builder(rules, options, args);
+  builder.mounts();
+  // Top-level symlinks an empty root needs (/bin -> usr/bin for :minimal).
+  std::vector<std::pair<std::string, std::string>> symlinks;
+  for (const auto& entry : policy.filesystem) {
+    if (entry.access == Access::deny) continue;
+    for (const auto& path : expand_key(entry, facts.tokens)) {
+      const PathFacts& f = facts.at(path);
+      if (f.link_target && f.symlinks.size() == 1 && parent_path(path) == "/") {
+        symlinks.emplace_back(*f.link_target, path);
+      }
+    }
+  }
+  builder.finish(symlinks);
+
+  args.insert(args.end(), {"--chdir", facts.cwd.canonical});
+  if (options.seccomp_fd) args.insert(args.end(), {"--seccomp", std::to_string(*options.seccomp_fd)});
+  args.push_back("--");
+  args.insert(args.end(), command.begin(), command.end());
+  return args;
+}
+
+}  // namespace holdfast::sandbox

@@ -1,0 +1,261 @@
+#include "launcher/sandbox/policy.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "launcher/sandbox/paths.hpp"
+#include "launcher/sandbox/refusal.hpp"
+#include "settings/key_path.hpp"
+#include "settings/sha256.hpp"
+
+namespace holdfast::sandbox {
+
+std::string_view access_name(Access access) {
+  switch (access) {
+    case Access::read: return "read";
+    case Access::write: return "write";
+    case Access::deny: return "deny";
+  }
+  return "deny";
+}
+
+std::string_view network_name(Network network) {
+  return network == Network::open ? "open" : "closed";
+}
+
+std::string_view unix_sockets_name(UnixSockets sockets) {
+  return sockets == UnixSockets::allow ? "allow" : "deny";
+}
+
+std::string_view form_name(PolicyForm form) {
+  switch (form) {
+    case PolicyForm::builtin_default: return "built-in default";
+    case PolicyForm::simple: return "simple";
+    case PolicyForm::split: return "split";
+  }
+  return "split";
+}
+
+namespace {
+
+constexpr std::string_view kPolicyKey = "tools.executionSandbox";
+
+Refusal malformed(std::string path, std::string entry, std::string message) {
+  return Refusal{"policy-malformed", std::move(path), std::move(entry), std::move(message),
+                 "correct tools.executionSandbox in the operator settings (holdfast settings "
+                 "edit) and run holdfast settings validate"};
+}
+
+std::vector<Entry> simple_entries(std::string_view form, std::optional<settings::Scope> origin) {
+  std::vector<Entry> out;
+  // The workspace is named even when read-only: it may sit under /tmp,
+  // which is otherwise a private tmpfs.
+  out.push_back(Entry{":root", Access::read, ":root", origin});
+  out.push_back(Entry{":workspace", form == "workspace-write" ? Access::write : Access::read,
+                      ":workspace", origin});
+  return out;
+}
+
+std::optional<settings::Scope> origin_of(const settings::Effective& effective,
+                                          const settings::KeyPath& path) {
+  const auto it = effective.origins.find(settings::to_dotted(path));
+  if (it == effective.origins.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<Access> parse_access(const nlohmann::json& value) {
+  if (!value.is_string()) return std::nullopt;
+  const auto& text = value.get_ref<const std::string&>();
+  if (text == "read") return Access::read;
+  if (text == "write") return Access::write;
+  if (text == "deny" || text == "none") return Access::deny;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Policy default_policy() {
+  Policy policy;
+  policy.form = PolicyForm::builtin_default;
+  policy.simple_filesystem = "workspace-write";
+  policy.filesystem = simple_entries("workspace-write", std::nullopt);
+  return policy;
+}
+
+std::optional<std::string> normalize_entry_key(std::string_view written, std::string& why) {
+  std::string_view text = written;
+  std::string base;
+  if (text == "~" || text.starts_with("~/")) {
+    base = ":home";
+    text.remove_prefix(1);
+  } else if (text.starts_with("~")) {
+    why = "\"~user\" is not supported; write the absolute path";
+    return std::nullopt;
+  } else if (text.starts_with(":")) {
+    const std::size_t slash = text.find('/');
+    base = std::string(text.substr(0, slash));
+    if (std::find(std::begin(kTokens), std::end(kTokens), base) == std::end(kTokens)) {
+      why = "unknown token " + base + " (known: :root, :minimal, :workspace, :tmpdir, :home)";
+      return std::nullopt;
+    }
+    text = slash == std::string_view::npos ? std::string_view{} : text.substr(slash);
+    if (base == ":minimal" && !split_path(text).empty()) {
+      why = ":minimal names several directories and takes no sub-path";
+      return std::nullopt;
+    }
+  } else if (!text.starts_with("/")) {
+    why = "a path must be absolute, start with ~/ or with a token such as :workspace";
+    return std::nullopt;
+  }
+  // Normalise the (relative) rest; ".." is never resolved lexically.
+  const auto rest = normalize_absolute(std::string("/") + std::string(text));
+  if (!rest) {
+    why = "\"..\" is not allowed in a path entry; write the path without it";
+    return std::nullopt;
+  }
+  // "/" and ":root" are one key; ":root/x" is "/x".
+  if (base.empty() || base == ":root") return *rest == "/" ? std::string(":root") : *rest;
+  return *rest == "/" ? base : base + *rest;
+}
+
+Policy policy_from_settings(const settings::Effective& effective) {
+  const nlohmann::json* sandbox =
+      settings::find_value(effective.value, {"tools", "executionSandbox"});
+  if (sandbox == nullptr) return default_policy();
+
+  std::vector<Refusal> refusals;
+  const std::string where(kPolicyKey);
+  if (!sandbox->is_object()) {
+    throw Refused({malformed(where, "", "expected an object")});
+  }
+  Policy policy = default_policy();
+  policy.filesystem_origin = policy.network_origin = policy.unix_sockets_origin = std::nullopt;
+
+  if (const auto it = sandbox->find("filesystem"); it != sandbox->end()) {
+    const settings::KeyPath fs_path = {"tools", "executionSandbox", "filesystem"};
+    policy.filesystem_origin = origin_of(effective, fs_path);
+    if (it->is_string()) {
+      const auto& form = it->get_ref<const std::string&>();
+      if (form != "read-only" && form != "workspace-write") {
+        refusals.push_back(malformed(where + ".filesystem", form,
+                                     "expected \"read-only\", \"workspace-write\" or an object"));
+      }
+      policy.form = PolicyForm::simple;
+      policy.simple_filesystem = form;
+      policy.filesystem = simple_entries(form, policy.filesystem_origin);
+    } else if (it->is_object()) {
+      policy.form = PolicyForm::split;
+      policy.simple_filesystem.clear();
+      std::map<std::string, Entry> entries;
+      for (const auto& [written, value] : it->items()) {
+        std::string why;
+        const auto key = normalize_entry_key(written, why);
+        const auto access = parse_access(value);
+        if (!key) {
+          refusals.push_back(malformed(where + ".filesystem", written, why));
+          continue;
+        }
+        if (!access) {
+          refusals.push_back(malformed(where + ".filesystem", written,
+                                       "access must be \"read\", \"write\", \"deny\" or \"none\""));
+          continue;
+        }
+        settings::KeyPath entry_path = fs_path;
+        entry_path.push_back(written);
+        Entry entry{*key, *access, written, origin_of(effective, entry_path)};
+        // Two spellings of one key ("/a", "/a/"): the tie order decides.
+        auto [slot, inserted] = entries.emplace(*key, entry);
+        if (!inserted && entry.access > slot->second.access) slot->second = entry;
+      }
+      policy.filesystem.clear();
+      for (auto& [key, entry] : entries) policy.filesystem.push_back(std::move(entry));
+    } else {
+      refusals.push_back(malformed(where + ".filesystem", "", "expected a string or an object"));
+    }
+  } else {
+    policy.form = PolicyForm::simple;  // operator policy without filesystem: default form
+  }
+
+  if (const auto it = sandbox->find("network"); it != sandbox->end()) {
+    policy.network_origin = origin_of(effective, {"tools", "executionSandbox", "network"});
+    if (*it == "open") {
+      policy.network = Network::open;
+    } else if (*it == "closed") {
+      policy.network = Network::closed;
+    } else {
+      refusals.push_back(malformed(where + ".network", "", "expected \"open\" or \"closed\""));
+    }
+  }
+  if (const auto it = sandbox->find("unixSockets"); it != sandbox->end()) {
+    policy.unix_sockets_origin = origin_of(effective, {"tools", "executionSandbox", "unixSockets"});
+    if (*it == "allow") {
+      policy.unix_sockets = UnixSockets::allow;
+    } else if (*it == "deny") {
+      policy.unix_sockets = UnixSockets::deny;
+    } else {
+      refusals.push_back(malformed(where + ".unixSockets", "", "expected \"allow\" or \"deny\""));
+    }
+  }
+  if (const auto it = sandbox->find("backend"); it != sandbox->end()) {
+    if (*it == "auto" || *it == "bwrap") {
+      policy.backend = it->get<std::string>();
+    } else {
+      refusals.push_back(malformed(where + ".backend", "",
+                                   "expected \"auto\" or \"bwrap\" (holdfast only uses bubblewrap)"));
+    }
+  }
+  for (const auto& [key, value] : sandbox->items()) {
+    if (key != "filesystem" && key != "network" && key != "unixSockets" && key != "backend") {
+      refusals.push_back(malformed(where + "." + key, "", "unknown key"));
+    }
+  }
+  if (!refusals.empty()) throw Refused(std::move(refusals));
+  return policy;
+}
+
+nlohmann::json canonical_json(const Policy& policy) {
+  nlohmann::json filesystem = nlohmann::json::object();
+  for (const auto& entry : policy.filesystem) {
+    filesystem[entry.key] = std::string(access_name(entry.access));
+  }
+  return nlohmann::json{{"filesystem", std::move(filesystem)},
+                        {"network", std::string(network_name(policy.network))},
+                        {"unixSockets", std::string(unix_sockets_name(policy.unix_sockets))}};
+}
+
+std::string canonical_text(const Policy& policy) {
+  // nlohmann::json objects are std::map-backed: keys come out sorted.
+  return canonical_json(policy).dump();
+}
+
+std::string policy_digest(const Policy& policy) {
+  return "sha256:" + settings::sha256_hex(canonical_text(policy));
+}
+
+std::vector<std::string> expand_key(const Entry& entry, const TokenValues& tokens) {
+  const std::string& key = entry.key;
+  if (key.starts_with("/")) return {key};
+  const std::size_t slash = key.find('/');
+  const std::string token = key.substr(0, slash);
+  const std::string rest = slash == std::string::npos ? std::string() : key.substr(slash);
+  if (token == ":root") return {"/"};
+  if (token == ":minimal") return tokens.minimal;
+  std::string base;
+  if (token == ":workspace") {
+    base = tokens.workspace;
+  } else if (token == ":tmpdir") {
+    base = tokens.tmpdir;
+  } else if (token == ":home") {
+    if (tokens.home.empty()) {
+      throw Refused({Refusal{"home-unknown", key, entry.written,
+                             "the entry names the home directory but HOME is not set",
+                             "set HOME to an absolute path or write the entry as an absolute path"}});
+    }
+    base = tokens.home;
+  } else {
+    throw Refused({malformed(key, entry.written, "unknown token " + token)});
+  }
+  return {join_path(base, rest)};
+}
+
+}  // namespace holdfast::sandbox

@@ -1,0 +1,52 @@
+// Pure path → access resolution. The policy's entries become rules on
+// canonical host paths (plus the implicit ones: protected names, a .git
+// file's gitdir, the operator settings directories, the private /tmp);
+// a path's access is that of the longest rule path containing it, ties
+// going deny > write > read; a path no rule contains is denied.
+//
+// This function is the specification the bubblewrap argv must implement:
+// the differential test compares it with what a real sandbox allows.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "launcher/sandbox/host_facts.hpp"
+#include "launcher/sandbox/policy.hpp"
+
+namespace holdfast::sandbox {
+
+enum class RuleSource {
+  entry,           // an operator entry
+  protected_name,  // .git / .holdfast under a writable root: read
+  gitdir,          // the target of a protected .git file's gitdir:: read
+  operator_dir,    // holdfast's operator settings directory under a writable root: read
+  private_tmp,     // /tmp is a private tmpfs; host content there is denied
+};
+
+std::string_view rule_source_name(RuleSource source);
+
+struct Rule {
+  std::string path;  // canonical
+  Access access = Access::deny;
+  RuleSource source = RuleSource::entry;
+  std::string entry;  // the entry as written; for implicit rules what caused them
+  Kind kind = Kind::missing;
+  bool operator==(const Rule&) const = default;
+};
+
+struct Resolution {
+  Access access = Access::deny;
+  const Rule* rule = nullptr;  // nullptr: nothing matched (denied)
+};
+
+// Longest match wins; ties deny > write > read; unmatched = deny.
+Resolution resolve(const std::vector<Rule>& rules, std::string_view path);
+
+// All rules, explicit then implicit, for this host. Pure. Throws Refused for
+// ":home" without a home; throws std::logic_error when `facts` were gathered
+// for another policy.
+std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts);
+
+}  // namespace holdfast::sandbox

@@ -1,0 +1,226 @@
+// Every refusal: the rule, the path and the entry it names, and that it says
+// what to do. build_bwrap_args must refuse the same way.
+#include "launcher/sandbox/admission.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fake_facts.hpp"
+#include "launcher/sandbox/bwrap_args.hpp"
+
+namespace holdfast::sandbox {
+namespace {
+
+using testing::FakeHost;
+
+Policy split(std::vector<std::pair<std::string, Access>> entries) {
+  Policy p;
+  p.form = PolicyForm::split;
+  for (auto& [key, access] : entries) p.filesystem.push_back(Entry{key, access, key, {}});
+  std::sort(p.filesystem.begin(), p.filesystem.end(),
+            [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  return p;
+}
+
+Policy workspace_write() {
+  return split({{":root", Access::read}, {":workspace", Access::write}});
+}
+
+// A host where /code is a plain workspace with no protected names.
+FakeHost code_host() {
+  FakeHost host("/code", "/code");
+  host.dir("/code").missing("/code/.git", "/code").missing("/code/.holdfast", "/code");
+  return host;
+}
+
+std::vector<Refusal> refusals_for(const Policy& p, FakeHost& host) {
+  auto found = check_admission(p, host.facts());
+  // The builder refuses exactly when admission does.
+  if (found.empty()) {
+    EXPECT_NO_THROW(build_bwrap_args(p, host.facts(), {"true"}, testing::options(9)));
+  } else {
+    try {
+      build_bwrap_args(p, host.facts(), {"true"}, testing::options(9));
+      ADD_FAILURE() << "build_bwrap_args did not refuse";
+    } catch (const Refused& r) {
+      EXPECT_EQ(r.refusals(), found);
+    }
+  }
+  return found;
+}
+
+void expect_one(const std::vector<Refusal>& found, const std::string& rule,
+                const std::string& path, const std::string& entry = "") {
+  ASSERT_EQ(found.size(), 1u) << (found.empty() ? "none" : found[0].to_string());
+  EXPECT_EQ(found[0].rule, rule);
+  EXPECT_EQ(found[0].path, path);
+  EXPECT_EQ(found[0].entry, entry);
+  EXPECT_FALSE(found[0].message.empty());
+  EXPECT_FALSE(found[0].remedy.empty());
+  const std::string text = found[0].to_string();
+  EXPECT_NE(text.find(rule), std::string::npos);
+  EXPECT_NE(text.find(path), std::string::npos);
+  EXPECT_NE(text.find("To fix: "), std::string::npos);
+}
+
+TEST(Admission, PlainWorkspaceIsAdmitted) {
+  auto host = code_host();
+  EXPECT_TRUE(refusals_for(workspace_write(), host).empty());
+}
+
+TEST(Admission, WorkspaceMustExist) {
+  FakeHost host("/nowhere", "/");
+  host.workspace(FakeHost::make("/nowhere", "/nowhere", Kind::missing, "/"));
+  expect_one(refusals_for(workspace_write(), host), "workspace-missing", "/nowhere");
+}
+
+TEST(Admission, WorkspaceMustBeADirectory) {
+  FakeHost host("/code/file", "/code");
+  host.workspace(FakeHost::make("/code/file", "/code/file", Kind::file));
+  expect_one(refusals_for(workspace_write(), host), "workspace-missing", "/code/file");
+}
+
+TEST(Admission, WorkspaceMustNotBeRoot) {
+  FakeHost host("/", "/");
+  expect_one(refusals_for(workspace_write(), host), "workspace-is-root", "/");
+}
+
+TEST(Admission, WorkspaceMustNotContainHome) {
+  FakeHost host("/home", "/home");
+  host.dir("/home").missing("/home/.git", "/home").missing("/home/.holdfast", "/home");
+  const auto found = refusals_for(workspace_write(), host);
+  // /home also contains the user settings directory.
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].rule, "workspace-contains-home");
+  EXPECT_EQ(found[0].path, "/home");
+  EXPECT_EQ(found[1].rule, "workspace-overlaps-settings");
+}
+
+TEST(Admission, WorkspaceMustNotOverlapSystemDirectories) {
+  for (const std::string ws : {"/usr/src/p", "/etc/x", "/proc/1", "/dev/shm", "/sys/fs",
+                               "/bin/x", "/sbin/x", "/lib/x", "/lib64/x"}) {
+    FakeHost host(ws, ws);
+    host.dir(ws).missing(ws + "/.git", ws).missing(ws + "/.holdfast", ws);
+    const auto found = refusals_for(workspace_write(), host);
+    ASSERT_FALSE(found.empty()) << ws;
+    EXPECT_EQ(found[0].rule, "workspace-overlaps-system") << ws;
+    EXPECT_EQ(found[0].path, ws);
+    // Inside /proc and /dev the workspace entry itself cannot be enforced either.
+    const bool fresh = ws.starts_with("/proc") || ws.starts_with("/dev");
+    EXPECT_EQ(found.size(), fresh ? 2u : 1u) << ws;
+  }
+}
+
+TEST(Admission, WorkspaceMustNotOverlapOperatorSettings) {
+  // An ancestor of the settings directory...
+  FakeHost host("/srv", "/srv");
+  host.facts().operator_dirs = {FakeHost::make("/srv/holdfast", "/srv/holdfast", Kind::directory)};
+  host.dir("/srv").missing("/srv/.git", "/srv").missing("/srv/.holdfast", "/srv");
+  expect_one(refusals_for(workspace_write(), host), "workspace-overlaps-settings", "/srv");
+  // ... and a directory inside it.
+  const std::string p = "/home/u/.config/holdfast/p";
+  FakeHost inside(p, p);
+  inside.dir(p).missing(p + "/.git", p).missing(p + "/.holdfast", p);
+  const auto found = refusals_for(workspace_write(), inside);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].rule, "workspace-overlaps-settings");
+  EXPECT_EQ(found[0].path, p);
+  // ... and the workspace-write entry would make it writable.
+  EXPECT_EQ(found[1].rule, "settings-dir-writable");
+  EXPECT_EQ(found[1].entry, ":workspace");
+}
+
+TEST(Admission, CwdMustBeInsideTheWorkspace) {
+  auto host = code_host();
+  host.cwd(FakeHost::make("/elsewhere", "/elsewhere", Kind::directory));
+  expect_one(refusals_for(workspace_write(), host), "cwd-outside-workspace", "/elsewhere");
+  // By canonical path: /code2 is not inside /code.
+  host.cwd(FakeHost::make("/code2", "/code2", Kind::directory));
+  expect_one(refusals_for(workspace_write(), host), "cwd-outside-workspace", "/code2");
+}
+
+TEST(Admission, CwdMustNotBeDenied) {
+  auto host = code_host();
+  host.dir("/code/secrets").cwd(FakeHost::make("/code/secrets", "/code/secrets", Kind::directory));
+  auto p = workspace_write();
+  p = split({{":root", Access::read}, {":workspace", Access::write}, {"/code/secrets", Access::deny}});
+  expect_one(refusals_for(p, host), "cwd-denied", "/code/secrets");
+}
+
+TEST(Admission, HomeTokenWithoutHome) {
+  auto host = code_host();
+  host.facts().tokens.home.clear();
+  expect_one(refusals_for(split({{":root", Access::read}, {":home/x", Access::deny}}), host),
+             "home-unknown", ":home/x", ":home/x");
+}
+
+TEST(Admission, NoEntryInsideProcOrDev) {
+  auto host = code_host();
+  host.dir("/dev/shm").missing("/dev/shm/.git", "/dev/shm").missing("/dev/shm/.holdfast", "/dev/shm");
+  expect_one(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+                                 {"/dev/shm", Access::write}}),
+                          host),
+             "entry-in-fresh-mount", "/dev/shm", "/dev/shm");
+}
+
+TEST(Admission, OperatorSettingsAreNeverWritable) {
+  auto host = code_host();
+  host.dir("/etc/holdfast").missing("/etc/holdfast/.git", "/etc/holdfast");
+  host.missing("/etc/holdfast/.holdfast", "/etc/holdfast");
+  expect_one(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+                                 {"/etc/holdfast", Access::write}}),
+                          host),
+             "settings-dir-writable", "/etc/holdfast", "/etc/holdfast");
+}
+
+TEST(Admission, CarveOutThroughAWritableSymlink) {
+  auto host = code_host();
+  // /code/link -> /data; the carve-out /code/link/keys lands on /data/keys,
+  // but the link itself sits in writable /code.
+  PathFacts f = FakeHost::make("/code/link/keys", "/data/keys", Kind::directory);
+  f.symlinks = {{"/code/link", "/code"}};
+  host.add(f);
+  expect_one(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+                                 {"/code/link/keys", Access::deny}}),
+                          host),
+             "carve-out-through-writable-symlink", "/code/link/keys", "/code/link/keys");
+}
+
+TEST(Admission, SymlinkInAReadOnlyDirectoryIsFine) {
+  auto host = code_host();
+  PathFacts f = FakeHost::make("/opt/link/keys", "/data/keys", Kind::directory);
+  f.symlinks = {{"/opt/link", "/opt"}};
+  host.add(f);
+  EXPECT_TRUE(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+                                  {"/opt/link/keys", Access::deny}}),
+                           host)
+                  .empty());
+}
+
+TEST(Admission, MissingCarveOutUnderAWritableRoot) {
+  auto host = code_host();
+  host.missing("/code/secrets", "/code");
+  expect_one(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+                                 {"/code/secrets", Access::deny}}),
+                          host),
+             "missing-carve-out-under-writable", "/code/secrets", "/code/secrets");
+  // Missing under a read-only parent: nothing can create it; admitted.
+  host.missing("/opt/secrets", "/opt");
+  EXPECT_TRUE(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+                                  {"/opt/secrets", Access::deny}}),
+                           host)
+                  .empty());
+}
+
+TEST(Admission, ProtectedNameThatIsASymlink) {
+  FakeHost host("/code", "/code");
+  host.dir("/code").missing("/code/.holdfast", "/code");
+  PathFacts git = FakeHost::make("/code/.git", "/store/code.git", Kind::directory);
+  git.symlinks = {{"/code/.git", "/code"}};
+  git.link_target = "/store/code.git";
+  host.add(git);
+  expect_one(refusals_for(workspace_write(), host), "protected-name-is-symlink", "/code/.git",
+             "/code");
+}
+
+}  // namespace
+}  // namespace holdfast::sandbox

@@ -1,0 +1,318 @@
+// Exact-argv tests: the builder is pure, so each test states the host it
+// means (FakeHost) and the whole argv it expects.
+#include "launcher/sandbox/bwrap_args.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fake_facts.hpp"
+#include "launcher/sandbox/refusal.hpp"
+
+namespace holdfast::sandbox {
+namespace {
+
+using testing::FakeHost;
+using Args = std::vector<std::string>;
+
+Policy split(std::vector<std::pair<std::string, Access>> entries,
+             Network network = Network::closed) {
+  Policy p;
+  p.form = PolicyForm::split;
+  p.network = network;
+  for (auto& [key, access] : entries) p.filesystem.push_back(Entry{key, access, key, {}});
+  std::sort(p.filesystem.begin(), p.filesystem.end(),
+            [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  return p;
+}
+
+Args head(bool network_closed = true) {
+  Args a = {"bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try"};
+  if (network_closed) a.push_back("--unshare-net");
+  a.insert(a.end(), {"--new-session", "--die-with-parent", "--cap-drop", "ALL", "--disable-userns",
+                     "--clearenv", "--setenv", "HOME", "/home/u", "--setenv", "PATH",
+                     "/usr/bin:/bin", "--setenv", "TERM", "xterm", "--setenv", "TMPDIR", "/tmp"});
+  return a;
+}
+
+Args cat(std::initializer_list<Args> parts) {
+  Args out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+std::string lines(const Args& args) {
+  std::string out;
+  for (const auto& a : args) out += a + "\n";
+  return out;
+}
+
+#define EXPECT_ARGV(actual, expected) EXPECT_EQ(lines(actual), lines(expected))
+
+const BuildOptions kOptions = testing::options(9);
+
+// /code with an existing .git directory and no .holdfast.
+FakeHost code_host() {
+  FakeHost host("/code", "/code");
+  host.dir("/code").dir("/code/.git").missing("/code/.holdfast", "/code");
+  return host;
+}
+
+TEST(BwrapArgs, ReadOnly) {
+  FakeHost host("/code", "/code/src");
+  host.dir("/code");
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::read}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"make", "-j2"}, kOptions),
+              cat({head(),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+                    "--chdir", "/code/src", "--", "make", "-j2"}}));
+}
+
+TEST(BwrapArgs, WorkspaceWriteNetworkClosedWithExistingAndMissingProtectedNames) {
+  auto host = code_host();
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(true),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                    // depth 1
+                    "--bind", "/code", "/code", "--tmpfs", "/tmp",
+                    // existing .git: read-only bind; missing .holdfast: an
+                    // empty read-only directory so it cannot be created
+                    "--ro-bind", "/code/.git", "/code/.git", "--perms", "0555", "--tmpfs",
+                    "/code/.holdfast", "--remount-ro", "/code/.holdfast", "--chdir", "/code", "--",
+                    "sh"}}));
+}
+
+TEST(BwrapArgs, NetworkOpenKeepsTheHostNetwork) {
+  auto host = code_host();
+  const Args open = build_bwrap_args(
+      split({{":root", Access::read}, {":workspace", Access::write}}, Network::open), host.facts(),
+      {"sh"}, kOptions);
+  Args closed = build_bwrap_args(
+      split({{":root", Access::read}, {":workspace", Access::write}}, Network::closed),
+      host.facts(), {"sh"}, kOptions);
+  EXPECT_EQ(std::count(open.begin(), open.end(), "--unshare-net"), 0);
+  EXPECT_EQ(std::count(closed.begin(), closed.end(), "--unshare-net"), 1);
+  closed.erase(std::find(closed.begin(), closed.end(), "--unshare-net"));
+  EXPECT_ARGV(open, closed);
+}
+
+// The seed's split example.
+TEST(BwrapArgs, SplitPolicyFromTheSeed) {
+  FakeHost host("/code", "/code");
+  host.dir("/code").dir("/code/.git").missing("/code/.holdfast", "/code");
+  host.dir("/code/secrets").dir("/code/secrets/tmp");
+  host.missing("/code/secrets/tmp/.git", "/code/secrets/tmp");
+  host.missing("/code/secrets/tmp/.holdfast", "/code/secrets/tmp");
+  const Policy p = split({{":root", Access::read},
+                          {"/code", Access::write},
+                          {"/code/.git", Access::read},
+                          {"/code/secrets", Access::deny},
+                          {"/code/secrets/tmp", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                    // depth 1: the writable root, the private tmp
+                    "--bind", "/code", "/code", "--tmpfs", "/tmp",
+                    // depth 2: read-only carve-out, protected name, the denied
+                    // directory (0111: a writable path is reopened inside it)
+                    "--ro-bind", "/code/.git", "/code/.git", "--perms", "0555", "--tmpfs",
+                    "/code/.holdfast", "--perms", "0111", "--tmpfs", "/code/secrets",
+                    // depth 3: reopened writable directory
+                    "--bind", "/code/secrets/tmp", "/code/secrets/tmp",
+                    // depth 4: its protected names
+                    "--perms", "0555", "--tmpfs", "/code/secrets/tmp/.git", "--perms", "0555",
+                    "--tmpfs", "/code/secrets/tmp/.holdfast",
+                    // masks become read-only last, after everything inside them
+                    "--remount-ro", "/code/.holdfast", "--remount-ro", "/code/secrets",
+                    "--remount-ro", "/code/secrets/tmp/.git", "--remount-ro",
+                    "/code/secrets/tmp/.holdfast", "--chdir", "/code", "--", "sh"}}));
+}
+
+TEST(BwrapArgs, SymlinkedWorkspaceIsBoundAndEnteredAtItsCanonicalPath) {
+  // /home/u/ws -> /data/ws; the caller sits in /home/u/ws/sub.
+  FakeHost host("/data/ws", "/data/ws/sub");
+  PathFacts ws = FakeHost::make("/home/u/ws", "/data/ws", Kind::directory);
+  ws.symlinks = {{"/home/u/ws", "/home/u"}};
+  ws.link_target = "/data/ws";
+  PathFacts cwd = FakeHost::make("/home/u/ws/sub", "/data/ws/sub", Kind::directory);
+  cwd.symlinks = ws.symlinks;
+  host.workspace(ws).cwd(cwd);
+  host.dir("/data/ws").missing("/data/ws/.git", "/data/ws").missing("/data/ws/.holdfast", "/data/ws");
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"pwd"}, kOptions),
+              cat({head(),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+                    "--bind", "/data/ws", "/data/ws", "--perms", "0555", "--tmpfs",
+                    "/data/ws/.git", "--perms", "0555", "--tmpfs", "/data/ws/.holdfast",
+                    "--remount-ro", "/data/ws/.git", "--remount-ro", "/data/ws/.holdfast",
+                    "--chdir", "/data/ws/sub", "--", "pwd"}}));
+}
+
+TEST(BwrapArgs, DeniedFileBecomesAnEmptyUnreadableFile) {
+  auto host = code_host();
+  host.file("/code/.env");
+  const Policy p =
+      split({{":root", Access::read}, {":workspace", Access::write}, {":workspace/.env", Access::deny}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/code",
+                    "/code", "--tmpfs", "/tmp", "--perms", "0000", "--ro-bind-data", "9",
+                    "/code/.env", "--ro-bind", "/code/.git", "/code/.git", "--perms", "0555",
+                    "--tmpfs", "/code/.holdfast", "--remount-ro", "/code/.holdfast", "--chdir",
+                    "/code", "--", "sh"}}));
+  EXPECT_TRUE(needs_empty_file_fd(p, host.facts()));
+  EXPECT_THROW(build_bwrap_args(p, host.facts(), {"sh"}, {}), std::invalid_argument);
+}
+
+TEST(BwrapArgs, DenyOnAnAncestorOfAWritableRoot) {
+  FakeHost host("/home/u/code", "/home/u/code");
+  host.dir("/home").dir("/home/u/code").missing("/home/u/code/.git", "/home/u/code");
+  host.missing("/home/u/code/.holdfast", "/home/u/code");
+  const Policy p =
+      split({{":root", Access::read}, {"/home", Access::deny}, {":workspace", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                    // the deny goes first and stays traversable only
+                    "--perms", "0111", "--tmpfs", "/home", "--tmpfs", "/tmp",
+                    // the path to the writable root is recreated inside it
+                    "--perms", "0111", "--dir", "/home/u", "--bind", "/home/u/code",
+                    "/home/u/code", "--perms", "0555", "--tmpfs", "/home/u/code/.git", "--perms",
+                    "0555", "--tmpfs", "/home/u/code/.holdfast", "--remount-ro", "/home",
+                    "--remount-ro", "/home/u/code/.git", "--remount-ro", "/home/u/code/.holdfast",
+                    "--chdir", "/home/u/code", "--", "sh"}}));
+}
+
+TEST(BwrapArgs, GitWorktreeFileProtectsItsGitdir) {
+  FakeHost host("/code", "/code");
+  host.dir("/code").git_file("/code/.git", "/code/.repo/worktrees/main");
+  host.missing("/code/.holdfast", "/code").dir("/code/.repo/worktrees/main");
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/code",
+                    "/code", "--tmpfs", "/tmp", "--ro-bind", "/code/.git", "/code/.git", "--perms",
+                    "0555", "--tmpfs", "/code/.holdfast", "--ro-bind",
+                    "/code/.repo/worktrees/main", "/code/.repo/worktrees/main", "--remount-ro",
+                    "/code/.holdfast", "--chdir", "/code", "--", "sh"}}));
+}
+
+TEST(BwrapArgs, ExplicitWriteOnAProtectedNameIsHonoured) {
+  auto host = code_host();
+  host.missing("/code/.git/.git", "/code/.git").missing("/code/.git/.holdfast", "/code/.git");
+  const Policy p = split({{":root", Access::read},
+                          {":workspace", Access::write},
+                          {":workspace/.git", Access::write}});
+  const Args args = build_bwrap_args(p, host.facts(), {"sh"}, kOptions);
+  // No read-only bind of /code/.git: it is inside the writable /code bind.
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    EXPECT_FALSE(args[i] == "--ro-bind" && args[i + 1] == "/code/.git");
+  }
+}
+
+TEST(BwrapArgs, EmptyRootWithMinimalSystemDirectories) {
+  FakeHost host("/code", "/code");
+  host.dir("/code").missing("/code/.git", "/code").missing("/code/.holdfast", "/code");
+  host.dir("/usr").dir("/etc");
+  for (const std::string name : {"bin", "lib"}) {
+    PathFacts f = FakeHost::make("/" + name, "/usr/" + name, Kind::directory);
+    f.symlinks = {{"/" + name, "/"}};
+    f.link_target = "usr/" + name;
+    host.add(f);
+  }
+  host.facts().tokens.minimal = {"/bin", "/usr", "/lib", "/etc"};
+  const Policy p = split({{":minimal", Access::read}, {":workspace", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(),
+                   {// no base bind: bubblewrap's empty root
+                    "--dev", "/dev", "--proc", "/proc", "--bind", "/code", "/code", "--ro-bind",
+                    "/etc", "/etc", "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr", "--perms",
+                    "0555", "--tmpfs", "/code/.git", "--perms", "0555", "--tmpfs",
+                    "/code/.holdfast", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib",
+                    "/lib", "--chmod", "0111", "/", "--remount-ro", "/code/.git", "--remount-ro",
+                    "/code/.holdfast", "--remount-ro", "/", "--chdir", "/code", "--", "sh"}}));
+}
+
+TEST(BwrapArgs, EmptyRootRecreatesTheWayToADeepWorkspace) {
+  FakeHost host("/srv/a/code", "/srv/a/code");
+  host.dir("/srv/a/code").dir("/srv/a/code/.git").dir("/srv/a/code/.holdfast");
+  const Policy p = split({{":workspace", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(),
+                   {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--perms", "0111",
+                    "--dir", "/srv", "--perms", "0111", "--dir", "/srv/a", "--bind",
+                    "/srv/a/code", "/srv/a/code", "--ro-bind", "/srv/a/code/.git",
+                    "/srv/a/code/.git", "--ro-bind", "/srv/a/code/.holdfast",
+                    "/srv/a/code/.holdfast", "--chmod", "0111", "/", "--remount-ro", "/",
+                    "--chdir", "/srv/a/code", "--", "sh"}}));
+}
+
+TEST(BwrapArgs, WorkspaceUnderTmpIsBoundOverThePrivateTmp) {
+  FakeHost host("/tmp/p/code", "/tmp/p/code");
+  host.dir("/tmp/p/code").dir("/tmp/p/code/.git").dir("/tmp/p/code/.holdfast");
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+                    "--perms", "0111", "--dir", "/tmp/p", "--bind", "/tmp/p/code", "/tmp/p/code",
+                    "--ro-bind", "/tmp/p/code/.git", "/tmp/p/code/.git", "--ro-bind",
+                    "/tmp/p/code/.holdfast", "/tmp/p/code/.holdfast", "--chdir", "/tmp/p/code",
+                    "--", "sh"}}));
+}
+
+TEST(BwrapArgs, WritableHomeKeepsTheUserSettingsDirectoryReadOnly) {
+  FakeHost host("/home/u/code", "/home/u/code");
+  host.dir("/home/u").missing("/home/u/.git", "/home/u").missing("/home/u/.holdfast", "/home/u");
+  host.dir("/home/u/code").dir("/home/u/code/.git").dir("/home/u/code/.holdfast");
+  const Policy p = split({{":root", Access::read}, {":home", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+                    "--bind", "/home/u", "/home/u", "--perms", "0555", "--tmpfs", "/home/u/.git",
+                    "--perms", "0555", "--tmpfs", "/home/u/.holdfast",
+                    // missing ~/.config/holdfast: cannot be created inside
+                    "--perms", "0555", "--tmpfs", "/home/u/.config/holdfast", "--remount-ro",
+                    "/home/u/.git", "--remount-ro", "/home/u/.holdfast", "--remount-ro",
+                    "/home/u/.config/holdfast", "--chdir", "/home/u/code", "--", "sh"}}));
+}
+
+TEST(BwrapArgs, SeccompFdAndBwrapPathAreEmitted) {
+  auto host = code_host();
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  const Args args = build_bwrap_args(p, host.facts(), {"id"},
+                                     testing::options(std::nullopt, 7, "/usr/bin/bwrap"));
+  EXPECT_EQ(args.front(), "/usr/bin/bwrap");
+  ASSERT_GE(args.size(), 5u);
+  EXPECT_EQ(Args(args.end() - 4, args.end()), (Args{"--seccomp", "7", "--", "id"}));
+}
+
+TEST(BwrapArgs, EnvironmentIsAnAllowList) {
+  auto host = code_host();
+  host.facts().environment = {{"PATH", "/p"}, {"SSH_AUTH_SOCK", "/s"}, {"LC_ALL", "C"},
+                              {"AWS_SECRET_ACCESS_KEY", "x"}, {"USER", "u"}, {"LANG", "C.UTF-8"},
+                              {"TMPDIR", "/var/tmp"}};
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  const Args args = build_bwrap_args(p, host.facts(), {"env"}, kOptions);
+  Args env;
+  for (std::size_t i = 0; i + 2 < args.size(); ++i) {
+    if (args[i] == "--setenv") env.insert(env.end(), {args[i + 1], args[i + 2]});
+  }
+  EXPECT_EQ(env, (Args{"HOME", "/home/u", "LANG", "C.UTF-8", "LC_ALL", "C", "PATH", "/p", "TMPDIR",
+                       "/tmp", "USER", "u"}));
+  EXPECT_NE(std::find(args.begin(), args.end(), "--clearenv"), args.end());
+}
+
+TEST(BwrapArgs, EmptyCommandIsAnError) {
+  auto host = code_host();
+  EXPECT_THROW(build_bwrap_args(default_policy(), host.facts(), {}, kOptions),
+               std::invalid_argument);
+}
+
+TEST(BwrapArgs, FactsForAnotherPolicyAreAnErrorNotAGuess) {
+  auto host = code_host();
+  const Policy p = split({{":root", Access::read}, {"/elsewhere", Access::write}});
+  EXPECT_THROW(build_bwrap_args(p, host.facts(), {"sh"}, kOptions), std::logic_error);
+}
+
+}  // namespace
+}  // namespace holdfast::sandbox

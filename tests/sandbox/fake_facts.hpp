@@ -1,0 +1,85 @@
+// Hand-written host facts for the pure tests: the builder never looks at
+// the host, so exact-argv tests describe the host they mean.
+#pragma once
+
+#include <string>
+
+#include "launcher/sandbox/bwrap_args.hpp"
+#include "launcher/sandbox/host_facts.hpp"
+
+namespace holdfast::sandbox::testing {
+
+inline BuildOptions options(std::optional<int> empty_file_fd, std::optional<int> seccomp_fd = {},
+                            std::string bwrap_path = "bwrap") {
+  BuildOptions o;
+  o.bwrap_path = std::move(bwrap_path);
+  o.seccomp_fd = seccomp_fd;
+  o.empty_file_fd = empty_file_fd;
+  return o;
+}
+
+class FakeHost {
+ public:
+  FakeHost(std::string workspace, std::string cwd) {
+    facts_.tokens.workspace = workspace;
+    facts_.tokens.home = "/home/u";
+    facts_.tokens.tmpdir = "/tmp";
+    facts_.workspace = make(workspace, workspace, Kind::directory);
+    facts_.cwd = make(cwd, cwd, Kind::directory);
+    facts_.operator_dirs = {make("/etc/holdfast", "/etc/holdfast", Kind::directory),
+                            make("/home/u/.config/holdfast", "/home/u/.config/holdfast",
+                                 Kind::missing, "/home/u")};
+    facts_.environment = {{"PATH", "/usr/bin:/bin"}, {"HOME", "/home/u"}, {"TERM", "xterm"}};
+    dir("/");
+  }
+
+  FakeHost& dir(const std::string& path) { return add(make(path, path, Kind::directory)); }
+  FakeHost& file(const std::string& path) { return add(make(path, path, Kind::file)); }
+  FakeHost& missing(const std::string& path, const std::string& existing_ancestor) {
+    return add(make(path, path, Kind::missing, existing_ancestor));
+  }
+  // `path`'s last component is a symlink in `parent` pointing at `target`
+  // (a canonical directory).
+  FakeHost& symlink_dir(const std::string& path, const std::string& raw_target,
+                        const std::string& canonical) {
+    PathFacts f = make(path, canonical, Kind::directory);
+    f.symlinks = {{path, path.substr(0, path.rfind('/')).empty() ? "/"
+                                                                  : path.substr(0, path.rfind('/'))}};
+    f.link_target = raw_target;
+    return add(f);
+  }
+  FakeHost& git_file(const std::string& path, const std::string& gitdir) {
+    PathFacts f = make(path, path, Kind::file);
+    f.gitdir = gitdir;
+    return add(f);
+  }
+  FakeHost& add(PathFacts f) {
+    facts_.paths[f.path] = f;
+    return *this;
+  }
+  FakeHost& workspace(PathFacts f) {
+    facts_.workspace = f;
+    facts_.tokens.workspace = f.canonical;
+    return *this;
+  }
+  FakeHost& cwd(PathFacts f) {
+    facts_.cwd = f;
+    return *this;
+  }
+  HostFacts& facts() { return facts_; }
+
+  static PathFacts make(const std::string& path, const std::string& canonical, Kind kind,
+                        const std::string& existing_ancestor = "") {
+    PathFacts f;
+    f.path = path;
+    f.canonical = canonical;
+    f.kind = kind;
+    f.existing_ancestor = kind == Kind::missing ? existing_ancestor : canonical;
+    return f;
+  }
+
+ private:
+  HostFacts facts_;
+};
+
+}  // namespace holdfast::sandbox::testing

@@ -1,0 +1,177 @@
+#include "launcher/sandbox/policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "launcher/sandbox/refusal.hpp"
+#include "settings/key_path.hpp"
+
+namespace holdfast::sandbox {
+namespace {
+
+using settings::Effective;
+using settings::Scope;
+
+Effective effective_with(nlohmann::json sandbox, Scope scope = Scope::user) {
+  Effective e;
+  e.value["tools"]["executionSandbox"] = sandbox;
+  // Origins as merge_scopes records them: one per leaf, dotted.
+  const std::function<void(const nlohmann::json&, settings::KeyPath)> record =
+      [&](const nlohmann::json& v, settings::KeyPath path) {
+        if (v.is_object() && !v.empty()) {
+          for (const auto& [k, m] : v.items()) {
+            auto child = path;
+            child.push_back(k);
+            record(m, child);
+          }
+        } else {
+          e.origins[settings::to_dotted(path)] = scope;
+        }
+      };
+  record(sandbox, {"tools", "executionSandbox"});
+  return e;
+}
+
+std::string fs_json(const Policy& p) { return canonical_json(p)["filesystem"].dump(); }
+
+TEST(Policy, NoOperatorPolicyMeansBuiltInWorkspaceWriteNetworkClosed) {
+  const Policy p = policy_from_settings(Effective{});
+  EXPECT_EQ(p.form, PolicyForm::builtin_default);
+  EXPECT_EQ(fs_json(p), R"({":root":"read",":workspace":"write"})");
+  EXPECT_EQ(p.network, Network::closed);
+  EXPECT_EQ(p.unix_sockets, UnixSockets::allow);
+  EXPECT_FALSE(p.filesystem_origin.has_value());
+  EXPECT_EQ(canonical_text(p), canonical_text(default_policy()));
+}
+
+TEST(Policy, SimpleReadOnlyNamesRootAndWorkspaceRead) {
+  const Policy p = policy_from_settings(
+      effective_with({{"filesystem", "read-only"}, {"network", "open"}}, Scope::system));
+  EXPECT_EQ(p.form, PolicyForm::simple);
+  EXPECT_EQ(fs_json(p), R"({":root":"read",":workspace":"read"})");
+  EXPECT_EQ(p.network, Network::open);
+  EXPECT_EQ(p.filesystem_origin, Scope::system);
+  EXPECT_EQ(p.network_origin, Scope::system);
+}
+
+TEST(Policy, SimpleWorkspaceWriteAcceptsBackendOfOtherAgents) {
+  const Policy p = policy_from_settings(effective_with(
+      {{"filesystem", "workspace-write"}, {"network", "closed"}, {"backend", "auto"}}));
+  EXPECT_EQ(fs_json(p), R"({":root":"read",":workspace":"write"})");
+  EXPECT_EQ(p.backend, "auto");
+  // The backend is provenance, not part of the value.
+  EXPECT_EQ(policy_digest(p), policy_digest(default_policy()));
+}
+
+TEST(Policy, SimpleAndEquivalentSplitFormAreOneValue) {
+  const Policy simple = policy_from_settings(effective_with({{"filesystem", "read-only"}}));
+  const Policy split = policy_from_settings(
+      effective_with({{"filesystem", {{":root", "read"}, {":workspace/", "read"}}}}));
+  EXPECT_EQ(split.form, PolicyForm::split);
+  EXPECT_EQ(canonical_text(simple), canonical_text(split));
+  EXPECT_EQ(policy_digest(simple), policy_digest(split));
+  EXPECT_TRUE(policy_digest(simple).starts_with("sha256:"));
+  EXPECT_EQ(policy_digest(simple).size(), 7u + 64u);
+}
+
+TEST(Policy, DifferentPoliciesHaveDifferentDigests) {
+  const Policy a = policy_from_settings(effective_with({{"filesystem", "read-only"}}));
+  const Policy b =
+      policy_from_settings(effective_with({{"filesystem", "read-only"}, {"network", "open"}}));
+  const Policy c = policy_from_settings(
+      effective_with({{"filesystem", "read-only"}, {"unixSockets", "deny"}}));
+  EXPECT_NE(policy_digest(a), policy_digest(b));
+  EXPECT_NE(policy_digest(a), policy_digest(c));
+  EXPECT_EQ(canonical_text(c),
+            R"({"filesystem":{":root":"read",":workspace":"read"},"network":"closed","unixSockets":"deny"})");
+}
+
+TEST(Policy, SplitFormNormalisesKeysAndAccess) {
+  const Policy p = policy_from_settings(effective_with({{"filesystem",
+                                                         {{":root", "read"},
+                                                          {"/code//", "write"},
+                                                          {"/code/./.git", "read"},
+                                                          {"/code/secrets", "none"},
+                                                          {"~/x", "read"},
+                                                          {"~", "deny"},
+                                                          {":root/opt", "read"},
+                                                          {":workspace/.git", "read"}}}}));
+  EXPECT_EQ(fs_json(p),
+            R"({"/code":"write","/code/.git":"read","/code/secrets":"deny","/opt":"read",)"
+            R"(":home":"deny",":home/x":"read",":root":"read",":workspace/.git":"read"})");
+  // "none" is the same value as "deny".
+  for (const auto& e : p.filesystem) {
+    if (e.key == "/code/secrets") {
+      EXPECT_EQ(e.access, Access::deny);
+      EXPECT_EQ(e.written, "/code/secrets");
+      EXPECT_EQ(e.origin, Scope::user);
+    }
+  }
+}
+
+TEST(Policy, TwoSpellingsOfOnePathTieDenyOverWriteOverRead) {
+  const Policy p = policy_from_settings(
+      effective_with({{"filesystem", {{"/a", "read"}, {"/a/", "write"}, {"/b", "deny"},
+                                      {"/b/", "write"}, {"/c/", "read"}, {"/c//", "write"}}}}));
+  EXPECT_EQ(fs_json(p), R"({"/a":"write","/b":"deny","/c":"write"})");
+}
+
+TEST(Policy, PartialOperatorPolicyTakesDefaultsNeverOpen) {
+  const Policy p = policy_from_settings(effective_with({{"unixSockets", "deny"}}));
+  EXPECT_EQ(fs_json(p), R"({":root":"read",":workspace":"write"})");
+  EXPECT_EQ(p.network, Network::closed);
+  EXPECT_EQ(p.unix_sockets, UnixSockets::deny);
+}
+
+TEST(Policy, MalformedEntriesAreRefusedNamingTheEntry) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"relative/path", "absolute"},      {":nosuch", "unknown token :nosuch"},
+      {"/a/../b", "\"..\""},              {"~bob/x", "~user"},
+      {":minimal/x", "takes no sub-path"}};
+  for (const auto& [key, why] : bad) {
+    try {
+      policy_from_settings(effective_with({{"filesystem", {{key, "read"}}}}));
+      ADD_FAILURE() << key << " was accepted";
+    } catch (const Refused& r) {
+      ASSERT_EQ(r.refusals().size(), 1u) << key;
+      EXPECT_EQ(r.refusals()[0].rule, "policy-malformed");
+      EXPECT_EQ(r.refusals()[0].entry, key);
+      EXPECT_NE(r.refusals()[0].message.find(why), std::string::npos) << r.what();
+      EXPECT_FALSE(r.refusals()[0].remedy.empty());
+    }
+  }
+}
+
+TEST(Policy, WrongTypesAndValuesAreRefusedNotDefaulted) {
+  const std::vector<nlohmann::json> bad = {
+      nlohmann::json::array(),
+      {{"filesystem", "everything"}},
+      {{"filesystem", 3}},
+      {{"filesystem", {{"/a", "rw"}}}},
+      {{"network", "partly"}},
+      {{"unixSockets", true}},
+      {{"backend", "landlock"}},
+      {{"surprise", 1}}};
+  for (const auto& sandbox : bad) {
+    EXPECT_THROW(policy_from_settings(effective_with(sandbox)), Refused) << sandbox.dump();
+  }
+}
+
+TEST(Policy, ExpandKeyUsesTokenValues) {
+  TokenValues t{"/w", "/tmp", "/home/u", {"/usr", "/bin"}};
+  EXPECT_EQ(expand_key(Entry{":workspace/.git", Access::read, "", {}}, t),
+            std::vector<std::string>{"/w/.git"});
+  EXPECT_EQ(expand_key(Entry{":home/x", Access::read, "", {}}, t),
+            std::vector<std::string>{"/home/u/x"});
+  EXPECT_EQ(expand_key(Entry{":minimal", Access::read, "", {}}, t),
+            (std::vector<std::string>{"/usr", "/bin"}));
+  EXPECT_EQ(expand_key(Entry{":tmpdir", Access::write, "", {}}, t),
+            std::vector<std::string>{"/tmp"});
+  EXPECT_EQ(expand_key(Entry{"/", Access::read, "", {}}, t), std::vector<std::string>{"/"});
+  t.home.clear();
+  EXPECT_THROW(expand_key(Entry{":home", Access::read, "~", {}}, t), Refused);
+}
+
+}  // namespace
+}  // namespace holdfast::sandbox
