@@ -22,9 +22,11 @@ void export_into(const Filter& filter, int fd) {
 
 UniqueFd export_bpf_to_memfd(const Filter& filter) {
   UniqueFd fd{::memfd_create(memfd_name, MFD_CLOEXEC | MFD_ALLOW_SEALING)};
-  if (!fd.valid()) settings::throw_errno("cannot create a memfd for the seccomp filter", memfd_name);
+  if (!fd.valid())
+    settings::throw_errno("cannot create a memfd for the seccomp filter", memfd_name);
   export_into(filter, fd.get());
-  if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+  if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) <
+      0) {
     settings::throw_errno("cannot seal the seccomp filter memfd", memfd_name);
   }
   const off_t size = ::lseek(fd.get(), 0, SEEK_END);

@@ -55,6 +55,10 @@ SeccompError::SeccompError(const std::string& operation, int error_code)
       error_code_(error_code) {}
 
 Filter build_filter(const FilterOptions& options) {
+  return build_filter_from_rules(filter_rules(options));
+}
+
+Filter build_filter_from_rules(const std::vector<Rule>& rules) {
   Filter filter{seccomp_init(SCMP_ACT_ALLOW)};
   if (!filter) throw SeccompError("cannot create a filter (seccomp_init)", ENOMEM);
   // seccomp_init() adds the native architecture only. A system call through
@@ -62,7 +66,7 @@ Filter build_filter(const FilterOptions& options) {
   // when x32 is not added — takes this action.
   check(seccomp_attr_set(filter.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS),
         "cannot make foreign-architecture calls kill the process");
-  for (const Rule& rule : filter_rules(options)) add_rule(filter.get(), rule);
+  for (const Rule& rule : rules) add_rule(filter.get(), rule);
   return filter;
 }
 

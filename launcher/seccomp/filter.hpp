@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "launcher/seccomp/rules.hpp"
 
@@ -58,5 +59,9 @@ class Filter {
 // A system call libseccomp does not know is an error, not a skipped rule:
 // the filter must never be weaker than the explanation says.
 Filter build_filter(const FilterOptions& options);
+
+// The same from an explicit rule list (build_filter passes
+// filter_rules(options)); exposed so that tests can feed it bad rules.
+Filter build_filter_from_rules(const std::vector<Rule>& rules);
 
 }  // namespace holdfast::seccomp

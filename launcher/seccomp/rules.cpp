@@ -51,7 +51,10 @@ void add_socket_rules(std::vector<Rule>& rules, const FilterOptions& options) {
 // clone(2) its bit is part of the exit-signal byte, and the kernel only
 // honours it through clone3 and unshare, which are refused outright.
 Rule clone_namespace_rule() {
-  Rule rule{"clone", EPERM, {}, "flags include a CLONE_NEW* namespace flag",
+  Rule rule{"clone",
+            EPERM,
+            {},
+            "flags include a CLONE_NEW* namespace flag",
             "nested namespaces could undo the sandbox's own"};
   for (std::uint64_t flag : {CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
                              CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET}) {
@@ -70,7 +73,9 @@ Rule clone_namespace_rule() {
 // bit i (1..31) differs from bit 0. For each i, two masked tests on bits
 // {0, i}: "bit 0 set, bit i clear" and "bit 0 clear, bit i set".
 Rule personality_rule() {
-  Rule rule{"personality", EPERM, {},
+  Rule rule{"personality",
+            EPERM,
+            {},
             "argument is not 0 (PER_LINUX) or 0xffffffff (query)",
             "disabling ASLR or making data executable weakens the sandboxed process"};
   for (unsigned bit = 1; bit < 32; ++bit) {
@@ -103,11 +108,12 @@ std::vector<Rule> filter_rules(const FilterOptions& options) {
              "large kernel attack surface, not needed by commands");
   add_always(rules, {"keyctl", "add_key", "request_key"}, EPERM,
              "kernel keyrings are not namespaced and can hold the operator's secrets");
-  add_always(rules, {"kexec_load", "kexec_file_load", "init_module", "finit_module",
-                     "delete_module"},
+  add_always(rules,
+             {"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module"},
              EPERM, "loads kernels or kernel modules");
-  add_always(rules, {"mount", "umount2", "pivot_root", "fsopen", "fsconfig", "fsmount", "fspick",
-                     "move_mount", "open_tree", "mount_setattr"},
+  add_always(rules,
+             {"mount", "umount2", "pivot_root", "fsopen", "fsconfig", "fsmount", "fspick",
+              "move_mount", "open_tree", "mount_setattr"},
              EPERM, "changing mounts could uncover what the sandbox hides or make it writable");
   add_always(rules, {"unshare", "setns"}, EPERM,
              "nested or foreign namespaces could undo the sandbox's own");

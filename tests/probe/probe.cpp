@@ -211,7 +211,8 @@ Outcome fork_exec() {
 
 Outcome thread_check() {
   pthread_t thread;
-  const int rc = ::pthread_create(&thread, nullptr, [](void*) -> void* { return nullptr; }, nullptr);
+  const int rc = ::pthread_create(
+      &thread, nullptr, [](void*) -> void* { return nullptr; }, nullptr);
   if (rc != 0) return {false, rc, "pthread_create", "", false};
   ::pthread_join(thread, nullptr);
   return {true, 0, "pthread_create and pthread_join", "", false};
@@ -246,7 +247,8 @@ Outcome kill_check(const std::string& arg) {
   const auto colon = arg.find(':');
   const pid_t pid = static_cast<pid_t>(std::atol(arg.substr(0, colon).c_str()));
   const int sig = colon == std::string::npos ? 0 : std::atoi(arg.c_str() + colon + 1);
-  return from_rc(::kill(pid, sig), "kill(" + std::to_string(pid) + ", " + std::to_string(sig) + ")");
+  return from_rc(::kill(pid, sig),
+                 "kill(" + std::to_string(pid) + ", " + std::to_string(sig) + ")");
 }
 
 // --- namespaces ----------------------------------------------------------
@@ -351,7 +353,8 @@ Outcome read_check(const std::string& path) {
 
 Outcome env_check(const std::string& name) {
   const char* value = std::getenv(name.c_str());
-  Outcome out{value != nullptr, 0, "environment variable " + name, value ? value : "", value != nullptr};
+  Outcome out{value != nullptr, 0, "environment variable " + name, value ? value : "",
+              value != nullptr};
   return out;
 }
 
@@ -379,11 +382,24 @@ using CheckFn = std::function<Outcome(const std::string& arg)>;
 
 const std::map<std::string, CheckFn>& checks() {
   static const std::map<std::string, CheckFn> table = {
-      {"socket-inet", [](auto&) { return socket_check(AF_INET, SOCK_STREAM, 0, "socket(AF_INET, SOCK_STREAM)"); }},
-      {"socket-inet6", [](auto&) { return socket_check(AF_INET6, SOCK_STREAM, 0, "socket(AF_INET6, SOCK_STREAM)"); }},
-      {"socket-netlink", [](auto&) { return socket_check(AF_NETLINK, SOCK_RAW, 0, "socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE)"); }},
-      {"socket-unix", [](auto&) { return socket_check(AF_UNIX, SOCK_STREAM, 0, "socket(AF_UNIX, SOCK_STREAM)"); }},
-      {"socket-unix-highbits", [](auto&) { return socket_check((1L << 32) | AF_UNIX, SOCK_STREAM, 0, "socket(AF_UNIX | 1<<32, SOCK_STREAM)"); }},
+      {"socket-inet",
+       [](auto&) { return socket_check(AF_INET, SOCK_STREAM, 0, "socket(AF_INET, SOCK_STREAM)"); }},
+      {"socket-inet6",
+       [](auto&) {
+         return socket_check(AF_INET6, SOCK_STREAM, 0, "socket(AF_INET6, SOCK_STREAM)");
+       }},
+      {"socket-netlink",
+       [](auto&) {
+         return socket_check(AF_NETLINK, SOCK_RAW, 0,
+                             "socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE)");
+       }},
+      {"socket-unix",
+       [](auto&) { return socket_check(AF_UNIX, SOCK_STREAM, 0, "socket(AF_UNIX, SOCK_STREAM)"); }},
+      {"socket-unix-highbits",
+       [](auto&) {
+         return socket_check((1L << 32) | AF_UNIX, SOCK_STREAM, 0,
+                             "socket(AF_UNIX | 1<<32, SOCK_STREAM)");
+       }},
       {"socketpair-unix", [](auto&) { return socketpair_unix(); }},
       {"connect-tcp", connect_tcp},
       {"connect-unix", connect_unix},
@@ -392,50 +408,199 @@ const std::map<std::string, CheckFn>& checks() {
       {"ptrace-child", [](auto&) { return ptrace_child(); }},
       {"process-vm-readv", [](auto&) { return process_vm_readv_check(); }},
       {"kill", kill_check},
-      {"unshare-user", [](auto&) { return from_rc(::unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)"); }},
-      {"unshare-net", [](auto&) { return from_rc(::unshare(CLONE_NEWNET), "unshare(CLONE_NEWNET)"); }},
-      {"setns", [](auto&) { return from_rc(::setns(-1, 0), "setns(-1, 0): EBADF from the kernel"); }},
+      {"unshare-user",
+       [](auto&) { return from_rc(::unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)"); }},
+      {"unshare-net",
+       [](auto&) { return from_rc(::unshare(CLONE_NEWNET), "unshare(CLONE_NEWNET)"); }},
+      {"setns",
+       [](auto&) { return from_rc(::setns(-1, 0), "setns(-1, 0): EBADF from the kernel"); }},
       {"clone-newns", [](auto&) { return clone_check(CLONE_NEWNS, "clone(CLONE_NEWNS)"); }},
       {"clone-newuser", [](auto&) { return clone_check(CLONE_NEWUSER, "clone(CLONE_NEWUSER)"); }},
       {"clone-newnet", [](auto&) { return clone_check(CLONE_NEWNET, "clone(CLONE_NEWNET)"); }},
       {"clone3", [](auto&) { return clone3_check(); }},
-      {"mount", [](auto&) { return from_rc(::syscall(SYS_mount, "none", "/nonexistent/holdfast-probe", "tmpfs", 0, nullptr), "mount tmpfs on a missing target"); }},
-      {"umount", [](auto&) { return from_rc(::syscall(SYS_umount2, "/nonexistent/holdfast-probe", 0), "umount2 of a missing path"); }},
-      {"pivot-root", [](auto&) { return from_rc(::syscall(SYS_pivot_root, "/nonexistent/holdfast-a", "/nonexistent/holdfast-b"), "pivot_root of missing paths"); }},
-      {"fsopen", [](auto&) { const long fd = ::syscall(SYS_fsopen, "tmpfs", 0); Outcome o = from_rc(fd, "fsopen(\"tmpfs\")"); if (fd >= 0) ::close(static_cast<int>(fd)); return o; }},
-      {"fsconfig", [](auto&) { return from_rc(::syscall(SYS_fsconfig, -1, 6 /* FSCONFIG_CMD_CREATE */, nullptr, nullptr, 0), "fsconfig(-1, FSCONFIG_CMD_CREATE)"); }},
+      {"mount",
+       [](auto&) {
+         return from_rc(
+             ::syscall(SYS_mount, "none", "/nonexistent/holdfast-probe", "tmpfs", 0, nullptr),
+             "mount tmpfs on a missing target");
+       }},
+      {"umount",
+       [](auto&) {
+         return from_rc(::syscall(SYS_umount2, "/nonexistent/holdfast-probe", 0),
+                        "umount2 of a missing path");
+       }},
+      {"pivot-root",
+       [](auto&) {
+         return from_rc(
+             ::syscall(SYS_pivot_root, "/nonexistent/holdfast-a", "/nonexistent/holdfast-b"),
+             "pivot_root of missing paths");
+       }},
+      {"fsopen",
+       [](auto&) {
+         const long fd = ::syscall(SYS_fsopen, "tmpfs", 0);
+         Outcome o = from_rc(fd, "fsopen(\"tmpfs\")");
+         if (fd >= 0) ::close(static_cast<int>(fd));
+         return o;
+       }},
+      {"fsconfig",
+       [](auto&) {
+         return from_rc(
+             ::syscall(SYS_fsconfig, -1, 6 /* FSCONFIG_CMD_CREATE */, nullptr, nullptr, 0),
+             "fsconfig(-1, FSCONFIG_CMD_CREATE)");
+       }},
       {"fsmount", [](auto&) { return from_rc(::syscall(SYS_fsmount, -1, 0, 0), "fsmount(-1)"); }},
-      {"fspick", [](auto&) { return from_rc(::syscall(SYS_fspick, AT_FDCWD, "/nonexistent/holdfast-probe", 0), "fspick of a missing path"); }},
-      {"move-mount", [](auto&) { return from_rc(::syscall(SYS_move_mount, -1, "", -1, "", 0), "move_mount(-1, -1)"); }},
-      {"open-tree", [](auto&) { const long fd = ::syscall(SYS_open_tree, AT_FDCWD, "/", 0); Outcome o = from_rc(fd, "open_tree(\"/\") without OPEN_TREE_CLONE"); if (fd >= 0) ::close(static_cast<int>(fd)); return o; }},
-      {"mount-setattr", [](auto&) { return from_rc(::syscall(SYS_mount_setattr, -1, "", 0, nullptr, 0), "mount_setattr(-1)"); }},
-      {"io-uring", [](auto&) { io_uring_params params{}; const long fd = ::syscall(SYS_io_uring_setup, 1, &params); Outcome o = from_rc(fd, "io_uring_setup(1)"); if (fd >= 0) ::close(static_cast<int>(fd)); return o; }},
-      {"io-uring-enter", [](auto&) { return from_rc(::syscall(SYS_io_uring_enter, -1, 0, 0, 0, nullptr, 0), "io_uring_enter(-1)"); }},
-      {"io-uring-register", [](auto&) { return from_rc(::syscall(SYS_io_uring_register, -1, 0, nullptr, 0), "io_uring_register(-1)"); }},
-      {"bpf", [](auto&) { union bpf_attr_stub { std::uint32_t fd; char bytes[128]; } attr{}; attr.fd = static_cast<std::uint32_t>(-1); return from_rc(::syscall(SYS_bpf, 15 /* BPF_OBJ_GET_INFO_BY_FD */, &attr, 16), "bpf(BPF_OBJ_GET_INFO_BY_FD, fd -1)"); }},
-      {"perf-event", [](auto&) { perf_event_attr attr{}; attr.size = sizeof attr; attr.type = PERF_TYPE_SOFTWARE; attr.config = PERF_COUNT_SW_TASK_CLOCK; attr.exclude_kernel = 1; attr.exclude_hv = 1; const long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0); Outcome o = from_rc(fd, "perf_event_open(own task clock, user only)"); if (fd >= 0) ::close(static_cast<int>(fd)); return o; }},
-      {"keyctl", [](auto&) { return from_rc(::syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_PROCESS_KEYRING, 1), "keyctl(KEYCTL_GET_KEYRING_ID, process keyring, create)"); }},
-      {"add-key", [](auto&) { return from_rc(::syscall(SYS_add_key, "user", "holdfast-probe", "x", 1, KEY_SPEC_PROCESS_KEYRING), "add_key(user key, process keyring)"); }},
-      {"request-key", [](auto&) { return from_rc(::syscall(SYS_request_key, "user", "holdfast-probe-missing", nullptr, 0), "request_key of a missing key"); }},
-      {"userfaultfd", [](auto&) { const long fd = ::syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY); Outcome o = from_rc(fd, "userfaultfd(UFFD_USER_MODE_ONLY)"); if (fd >= 0) ::close(static_cast<int>(fd)); return o; }},
-      {"kexec-load", [](auto&) { return from_rc(::syscall(SYS_kexec_load, 0, 0, nullptr, 0xfff0UL), "kexec_load with invalid flags"); }},
-      {"kexec-file-load", [](auto&) { return from_rc(::syscall(SYS_kexec_file_load, -1, -1, 0, nullptr, 0xfff0UL), "kexec_file_load with invalid flags"); }},
-      {"init-module", [](auto&) { return from_rc(::syscall(SYS_init_module, nullptr, 0, ""), "init_module of an empty image"); }},
-      {"finit-module", [](auto&) { return from_rc(::syscall(SYS_finit_module, -1, "", 0), "finit_module(-1)"); }},
-      {"delete-module", [](auto&) { return from_rc(::syscall(SYS_delete_module, "holdfast_probe_missing", O_NONBLOCK), "delete_module of a missing module"); }},
-      {"personality", [](auto&) { return from_rc(::syscall(SYS_personality, static_cast<unsigned long>(ADDR_NO_RANDOMIZE)), "personality(ADDR_NO_RANDOMIZE)"); }},
-      {"personality-linux", [](auto&) { return from_rc(::syscall(SYS_personality, PER_LINUX), "personality(PER_LINUX)"); }},
-      {"personality-query", [](auto&) { return from_rc(::syscall(SYS_personality, 0xffffffffUL), "personality(0xffffffff)"); }},
-      {"tiocsti", [](auto&) { static char c = ' '; return tty_ioctl(TIOCSTI, &c, "ioctl(TIOCSTI) on the controlling pty"); }},
-      {"tiocsti-highbits", [](auto&) { static char c = ' '; return tty_ioctl((1UL << 32) | TIOCSTI, &c, "ioctl(TIOCSTI | 1<<32) on the controlling pty"); }},
-      {"tioclinux", [](auto&) { static char sub = 6; /* TIOCL_GETSHIFTSTATE */ return tty_ioctl(TIOCLINUX, &sub, "ioctl(TIOCLINUX) on a pty (not a console: ENOTTY/EINVAL from the kernel)"); }},
-      {"tcgets", [](auto&) { static termios t; return tty_ioctl(TCGETS, &t, "ioctl(TCGETS) on a pty"); }},
+      {"fspick",
+       [](auto&) {
+         return from_rc(::syscall(SYS_fspick, AT_FDCWD, "/nonexistent/holdfast-probe", 0),
+                        "fspick of a missing path");
+       }},
+      {"move-mount",
+       [](auto&) {
+         return from_rc(::syscall(SYS_move_mount, -1, "", -1, "", 0), "move_mount(-1, -1)");
+       }},
+      {"open-tree",
+       [](auto&) {
+         const long fd = ::syscall(SYS_open_tree, AT_FDCWD, "/", 0);
+         Outcome o = from_rc(fd, "open_tree(\"/\") without OPEN_TREE_CLONE");
+         if (fd >= 0) ::close(static_cast<int>(fd));
+         return o;
+       }},
+      {"mount-setattr",
+       [](auto&) {
+         return from_rc(::syscall(SYS_mount_setattr, -1, "", 0, nullptr, 0), "mount_setattr(-1)");
+       }},
+      {"io-uring",
+       [](auto&) {
+         io_uring_params params{};
+         const long fd = ::syscall(SYS_io_uring_setup, 1, &params);
+         Outcome o = from_rc(fd, "io_uring_setup(1)");
+         if (fd >= 0) ::close(static_cast<int>(fd));
+         return o;
+       }},
+      {"io-uring-enter",
+       [](auto&) {
+         return from_rc(::syscall(SYS_io_uring_enter, -1, 0, 0, 0, nullptr, 0),
+                        "io_uring_enter(-1)");
+       }},
+      {"io-uring-register",
+       [](auto&) {
+         return from_rc(::syscall(SYS_io_uring_register, -1, 0, nullptr, 0),
+                        "io_uring_register(-1)");
+       }},
+      {"bpf",
+       [](auto&) {
+         union bpf_attr_stub {
+           std::uint32_t fd;
+           char bytes[128];
+         } attr{};
+         attr.fd = static_cast<std::uint32_t>(-1);
+         return from_rc(::syscall(SYS_bpf, 15 /* BPF_OBJ_GET_INFO_BY_FD */, &attr, 16),
+                        "bpf(BPF_OBJ_GET_INFO_BY_FD, fd -1)");
+       }},
+      {"perf-event",
+       [](auto&) {
+         perf_event_attr attr{};
+         attr.size = sizeof attr;
+         attr.type = PERF_TYPE_SOFTWARE;
+         attr.config = PERF_COUNT_SW_TASK_CLOCK;
+         attr.exclude_kernel = 1;
+         attr.exclude_hv = 1;
+         const long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+         Outcome o = from_rc(fd, "perf_event_open(own task clock, user only)");
+         if (fd >= 0) ::close(static_cast<int>(fd));
+         return o;
+       }},
+      {"keyctl",
+       [](auto&) {
+         return from_rc(::syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_PROCESS_KEYRING, 1),
+                        "keyctl(KEYCTL_GET_KEYRING_ID, process keyring, create)");
+       }},
+      {"add-key",
+       [](auto&) {
+         return from_rc(
+             ::syscall(SYS_add_key, "user", "holdfast-probe", "x", 1, KEY_SPEC_PROCESS_KEYRING),
+             "add_key(user key, process keyring)");
+       }},
+      {"request-key",
+       [](auto&) {
+         return from_rc(::syscall(SYS_request_key, "user", "holdfast-probe-missing", nullptr, 0),
+                        "request_key of a missing key");
+       }},
+      {"userfaultfd",
+       [](auto&) {
+         const long fd = ::syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+         Outcome o = from_rc(fd, "userfaultfd(UFFD_USER_MODE_ONLY)");
+         if (fd >= 0) ::close(static_cast<int>(fd));
+         return o;
+       }},
+      {"kexec-load",
+       [](auto&) {
+         return from_rc(::syscall(SYS_kexec_load, 0, 0, nullptr, 0xfff0UL),
+                        "kexec_load with invalid flags");
+       }},
+      {"kexec-file-load",
+       [](auto&) {
+         return from_rc(::syscall(SYS_kexec_file_load, -1, -1, 0, nullptr, 0xfff0UL),
+                        "kexec_file_load with invalid flags");
+       }},
+      {"init-module",
+       [](auto&) {
+         return from_rc(::syscall(SYS_init_module, nullptr, 0, ""),
+                        "init_module of an empty image");
+       }},
+      {"finit-module",
+       [](auto&) { return from_rc(::syscall(SYS_finit_module, -1, "", 0), "finit_module(-1)"); }},
+      {"delete-module",
+       [](auto&) {
+         return from_rc(::syscall(SYS_delete_module, "holdfast_probe_missing", O_NONBLOCK),
+                        "delete_module of a missing module");
+       }},
+      {"personality",
+       [](auto&) {
+         return from_rc(::syscall(SYS_personality, static_cast<unsigned long>(ADDR_NO_RANDOMIZE)),
+                        "personality(ADDR_NO_RANDOMIZE)");
+       }},
+      {"personality-linux",
+       [](auto&) {
+         return from_rc(::syscall(SYS_personality, PER_LINUX), "personality(PER_LINUX)");
+       }},
+      {"personality-query",
+       [](auto&) {
+         return from_rc(::syscall(SYS_personality, 0xffffffffUL), "personality(0xffffffff)");
+       }},
+      {"tiocsti",
+       [](auto&) {
+         static char c = ' ';
+         return tty_ioctl(TIOCSTI, &c, "ioctl(TIOCSTI) on the controlling pty");
+       }},
+      {"tiocsti-highbits",
+       [](auto&) {
+         static char c = ' ';
+         return tty_ioctl((1UL << 32) | TIOCSTI, &c,
+                          "ioctl(TIOCSTI | 1<<32) on the controlling pty");
+       }},
+      {"tioclinux",
+       [](auto&) {
+         static char sub = 6; /* TIOCL_GETSHIFTSTATE */
+         return tty_ioctl(
+             TIOCLINUX, &sub,
+             "ioctl(TIOCLINUX) on a pty (not a console: ENOTTY/EINVAL from the kernel)");
+       }},
+      {"tcgets",
+       [](auto&) {
+         static termios t;
+         return tty_ioctl(TCGETS, &t, "ioctl(TCGETS) on a pty");
+       }},
       {"x32-syscall", [](auto&) { return x32_syscall(); }},
       {"i386-int80", [](auto&) { return i386_int80(); }},
       {"write", write_check},
       {"read", read_check},
       {"env", env_check},
-      {"id", [](auto&) { return with_value("real uid and gid", "uid=" + std::to_string(::getuid()) + " gid=" + std::to_string(::getgid())); }},
+      {"id",
+       [](auto&) {
+         return with_value("real uid and gid", "uid=" + std::to_string(::getuid()) +
+                                                   " gid=" + std::to_string(::getgid()));
+       }},
       {"seccomp-status", [](auto&) { return seccomp_status(); }},
   };
   return table;
@@ -485,7 +650,8 @@ json run_check(const std::string& spec, const CheckFn& fn, const std::string& ar
                    {"detail", std::string("killed by signal ") + std::to_string(sig) +
                                   (sig == SIGSYS ? " (SIGSYS: seccomp kill)" : "")}});
   } else if (text.empty()) {
-    result.update({{"allowed", false}, {"errno", 0}, {"detail", "probe: the check's process failed"}});
+    result.update(
+        {{"allowed", false}, {"errno", 0}, {"detail", "probe: the check's process failed"}});
   } else {
     result.update(json::parse(text));
   }
