@@ -7,6 +7,13 @@
 #include <cerrno>
 #include <cstring>
 
+// The rules assume clone's flags in argument 0 and sockets created through
+// socket()/socketpair() (no socketcall multiplexer): true on x86_64 and
+// aarch64. Elsewhere the filter would be weaker than it says, so refuse to build.
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#error "holdfast's seccomp rules are written for x86_64 and aarch64"
+#endif
+
 namespace holdfast::seccomp {
 namespace {
 
