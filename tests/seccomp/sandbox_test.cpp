@@ -4,7 +4,11 @@
 // without the filter — which must show the call allowed, or failing with an
 // errno other than the filter's: so the test can tell the filter's refusal
 // from the kernel's own, and would fail if the filter stopped refusing.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -215,6 +219,73 @@ TEST(SeccompSandbox, SocketFamiliesFollowNetworkAndUnixSocketOptions) {
     expect("socket-unix", e.unix_);
     expect("socketpair-unix", e.unix_);
     expect("socket-unix-highbits", e.unix_highbits);
+  }
+}
+
+// A listening socket on the host that the sandbox (which shares the host's
+// network and file system in these tests) can reach.
+struct Listener {
+  int fd = -1;
+  std::string address;  // "127.0.0.1:PORT" or a path
+  ~Listener() {
+    if (fd >= 0) ::close(fd);
+    if (!address.empty() && address[0] == '/') ::unlink(address.c_str());
+  }
+};
+
+void listen_tcp(Listener& l) {
+  l.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(l.fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(l.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(l.fd, 8), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(l.fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  l.address = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+}
+
+void listen_unix(Listener& l) {
+  l.fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(l.fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string path = "/tmp/holdfast-seccomp-test-" + std::to_string(::getpid()) + ".sock";
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  ::unlink(path.c_str());
+  ASSERT_EQ(::bind(l.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  l.address = path;
+  ASSERT_EQ(::listen(l.fd, 8), 0);
+}
+
+TEST(SeccompSandbox, ConnectionsFollowNetworkAndUnixSocketOptions) {
+  Listener tcp, local;
+  listen_tcp(tcp);
+  listen_unix(local);
+  const std::string connect_tcp = "connect-tcp:" + tcp.address;
+  const std::string connect_unix = "connect-unix:" + local.address;
+
+  const ProbeReport control = run_probe_in_bwrap(std::nullopt, {connect_tcp, connect_unix});
+  expect_ran(control);
+  EXPECT_TRUE(control.at(connect_tcp).allowed) << describe(control.at(connect_tcp));
+  EXPECT_TRUE(control.at(connect_unix).allowed) << describe(control.at(connect_unix));
+
+  for (const FilterOptions& options : all_options) {
+    SCOPED_TRACE(::testing::Message() << "network_closed=" << options.network_closed
+                                      << " deny_unix_sockets=" << options.deny_unix_sockets);
+    const ProbeReport filtered = run_probe_in_bwrap(options, {connect_tcp, connect_unix});
+    expect_ran(filtered);
+    const ProbeResult& t = filtered.at(connect_tcp);
+    const ProbeResult& u = filtered.at(connect_unix);
+    EXPECT_EQ(t.allowed, !options.network_closed) << describe(t);
+    if (options.network_closed) {
+      EXPECT_EQ(t.error, EPERM) << describe(t);
+    }
+    EXPECT_EQ(u.allowed, !options.deny_unix_sockets) << describe(u);
+    if (options.deny_unix_sockets) {
+      EXPECT_EQ(u.error, EPERM) << describe(u);
+    }
   }
 }
 
