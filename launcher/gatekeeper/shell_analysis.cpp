@@ -178,6 +178,22 @@ Expanded expand(const Word& word, std::string_view pwd, std::string_view home) {
     switch (part.kind) {
       case WordPart::Kind::text: {
         std::string_view value = part.value;
+        // bash also expands ~ after the = of an assignment-like word
+        // (dd if=~/x): take that prefix as text first.
+        if (k == 0 && !part.quoted) {
+          const auto eq = value.find("=~");
+          const bool name_before =
+              eq != std::string_view::npos && eq > 0 &&
+              std::isdigit(static_cast<unsigned char>(value[0])) == 0 &&
+              std::all_of(value.begin(), value.begin() + static_cast<std::ptrdiff_t>(eq),
+                          [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+                          });
+          if (name_before && (eq + 2 == value.size() || value[eq + 2] == '/')) {
+            e.text += value.substr(0, eq + 1);
+            value.remove_prefix(eq + 1);
+          }
+        }
         if (k == 0 && !part.quoted && value.starts_with('~')) {
           const auto slash = value.find('/');
           const std::string_view user =
