@@ -1,6 +1,7 @@
 // The `holdfast` executable: one program, one subcommand per job.
 #include <CLI/CLI.hpp>
 
+#include "launcher/gatekeeper/check_cli.hpp"
 #include "settings/settings_cli.hpp"
 
 int main(int argc, char** argv) {
@@ -8,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   holdfast::settings::add_settings_cli(app, exit_code);
+  holdfast::gatekeeper::add_check_cli(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

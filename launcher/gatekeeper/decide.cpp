@@ -1,0 +1,425 @@
+#include "launcher/gatekeeper/decide.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <array>
+
+#include "launcher/gatekeeper/path_match.hpp"
+#include "launcher/gatekeeper/shell_analysis.hpp"
+
+namespace holdfast::gatekeeper {
+
+using shell::OpKind;
+
+struct CompiledRule {
+  const Rule* rule = nullptr;
+  PathPattern path;                // RuleKind::path with a specifier
+  std::vector<std::string> words;  // RuleKind::shell with a specifier
+  std::string domain;              // RuleKind::fetch with a specifier
+};
+
+enum Tier { kDeny = 0, kAsk = 1, kAllow = 2 };
+
+struct CompiledRules {
+  PathBases bases;
+  std::array<std::size_t, 6> sizes{};
+  RuleSet session;  // owned copies: CompiledRule points into these
+  RuleSet persistent;
+  std::array<std::vector<CompiledRule>, 3> tiers;  // session rules first in each
+};
+
+namespace {
+
+constexpr Decision kTierDecision[] = {Decision::deny, Decision::ask, Decision::allow};
+
+std::array<std::size_t, 6> sizes_of(const Context& c) {
+  return {c.session.deny.size(),    c.session.ask.size(),    c.session.allow.size(),
+          c.persistent.deny.size(), c.persistent.ask.size(), c.persistent.allow.size()};
+}
+
+PathBases bases_of(const Context& c) {
+  const std::string workspace = normalize_path(c.workspace);
+  return {workspace, normalize_path(c.cwd, workspace), normalize_path(c.home)};
+}
+
+CompiledRule compile_rule(const Rule& rule, const PathBases& bases) {
+  CompiledRule compiled;
+  compiled.rule = &rule;
+  if (!rule.has_specifier) return compiled;
+  switch (rule.kind) {
+    case RuleKind::path:
+      compiled.path = compile_glob(specifier_to_glob(rule.specifier, bases));
+      break;
+    case RuleKind::shell: {
+      std::string spec = rule.specifier;
+      if (spec.ends_with(":*")) spec.replace(spec.size() - 2, 2, " *");  // npm run:* form
+      std::size_t i = 0;
+      while (i < spec.size()) {
+        const std::size_t begin = spec.find_first_not_of(" \t", i);
+        if (begin == std::string::npos) break;
+        const std::size_t end = std::min(spec.find_first_of(" \t", begin), spec.size());
+        compiled.words.push_back(spec.substr(begin, end - begin));
+        i = end;
+      }
+      // A trailing `*` adds nothing: prefixes already match any arguments.
+      while (!compiled.words.empty() && compiled.words.back() == "*") compiled.words.pop_back();
+      break;
+    }
+    case RuleKind::fetch: {
+      std::string domain = rule.specifier.substr(std::string_view("domain:").size());
+      if (domain.starts_with("*.")) domain.erase(0, 2);
+      std::transform(domain.begin(), domain.end(), domain.begin(),
+                     [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+      compiled.domain = domain;
+      break;
+    }
+    case RuleKind::other:
+      break;
+  }
+  return compiled;
+}
+
+std::shared_ptr<CompiledRules> compile(const Context& context) {
+  auto out = std::make_shared<CompiledRules>();
+  out->bases = bases_of(context);
+  out->sizes = sizes_of(context);
+  out->session = context.session;
+  out->persistent = context.persistent;
+  const std::vector<Rule>* lists[3][2] = {{&out->session.deny, &out->persistent.deny},
+                                          {&out->session.ask, &out->persistent.ask},
+                                          {&out->session.allow, &out->persistent.allow}};
+  for (int tier = 0; tier < 3; ++tier) {
+    for (const auto* list : lists[tier]) {
+      for (const Rule& rule : *list) out->tiers[tier].push_back(compile_rule(rule, out->bases));
+    }
+  }
+  return out;
+}
+
+// Shell words against a Bash rule: prefix on word boundaries; a `*` word
+// matches any run of words; other words may glob within themselves.
+bool words_match(const std::vector<std::string>& pattern, std::size_t p,
+                 const std::vector<std::string>& words, std::size_t w) {
+  if (p == pattern.size()) return true;
+  if (pattern[p] == "*") {
+    for (std::size_t k = w; k <= words.size(); ++k) {
+      if (words_match(pattern, p + 1, words, k)) return true;
+    }
+    return false;
+  }
+  if (w == words.size()) return false;
+  const bool same = pattern[p].find_first_of("*?[") == std::string::npos
+                        ? pattern[p] == words[w]
+                        : fnmatch(pattern[p].c_str(), words[w].c_str(), 0) == 0;
+  return same && words_match(pattern, p + 1, words, w + 1);
+}
+
+bool host_matches(const std::string& domain, const std::string& host) {
+  return host == domain || (host.size() > domain.size() && host.ends_with(domain) &&
+                            host[host.size() - domain.size() - 1] == '.');
+}
+
+// Which operations a rule's tool covers. An Edit rule covers writes too; a
+// Write deny or ask also covers edits (an edit is a write), a Write allow
+// does not.
+bool covers(const Rule& rule, OpKind kind, Tier tier) {
+  if (rule.tool == "Read") return kind == OpKind::read;
+  if (rule.tool == "Edit") return kind == OpKind::edit || kind == OpKind::write;
+  if (rule.tool == "Write")
+    return kind == OpKind::write || (kind == OpKind::edit && tier != kAllow);
+  if (rule.tool == "WebFetch") return kind == OpKind::fetch;
+  return false;
+}
+
+enum class CallClass { read, edit, write, shell, fetch, other };
+
+CallClass classify(const std::string& tool) {
+  if (tool == "Read" || tool == "Grep" || tool == "Glob" || tool == "LS") return CallClass::read;
+  if (tool == "Edit" || tool == "MultiEdit" || tool == "NotebookEdit") return CallClass::edit;
+  if (tool == "Write") return CallClass::write;
+  if (tool == "Bash" || tool == "Shell") return CallClass::shell;
+  if (tool == "WebFetch") return CallClass::fetch;
+  return CallClass::other;
+}
+
+OpKind op_kind_of(CallClass c) {
+  switch (c) {
+    case CallClass::edit:
+      return OpKind::edit;
+    case CallClass::write:
+      return OpKind::write;
+    case CallClass::fetch:
+      return OpKind::fetch;
+    default:
+      return OpKind::read;
+  }
+}
+
+// `next` replaces `current` when it is stricter, or as strict and carries
+// the rule that decided while `current` does not.
+void keep_strictest(Verdict& current, Verdict next) {
+  if (next.decision > current.decision ||
+      (next.decision == current.decision && !current.rule && next.rule)) {
+    current = std::move(next);
+  }
+}
+
+Verdict rule_verdict(const CompiledRule& rule, Tier tier, const std::string& what) {
+  return {kTierDecision[tier], *rule.rule,
+          std::string(decision_name(kTierDecision[tier])) + " rule " + rule.rule->text +
+              " matches " + what};
+}
+
+class Decider {
+ public:
+  Decider(const Context& context, const CompiledRules& rules) : c_(context), r_(rules) {
+    ws_ = r_.bases.workspace;
+    tmp_ = normalize_path(c_.tmp);
+    ws_resolved_ = resolve(ws_);
+    tmp_resolved_ = resolve(tmp_);
+  }
+
+  Verdict run(const ToolCall& call) {
+    const CallClass cls = classify(call.tool);
+    Verdict verdict;
+    ModeFacts facts;
+    switch (cls) {
+      case CallClass::read:
+      case CallClass::edit:
+      case CallClass::write: {
+        // A leading ~/ is taken as the home directory, as a shell would: a
+        // deny on ~/.ssh must not be dodged by passing the path unexpanded.
+        std::string argument = call.argument;
+        if (argument == "~" || argument.starts_with("~/")) {
+          argument = r_.bases.home + argument.substr(1);
+        }
+        const std::string path = normalize_path(argument, r_.bases.cwd);
+        const std::string resolved = resolve(path);
+        verdict = decide_path(call, op_kind_of(cls), path, resolved);
+        facts.read_only = cls == CallClass::read;
+        facts.workspace_edit = cls != CallClass::read && is_within(path, ws_) &&
+                               (is_within(resolved, ws_) || is_within(resolved, ws_resolved_));
+        break;
+      }
+      case CallClass::fetch:
+        verdict = decide_fetch(call);
+        facts.read_only = true;
+        break;
+      case CallClass::shell:
+        verdict = decide_shell(call, facts);
+        break;
+      case CallClass::other:
+        verdict = decide_other(call);
+        break;
+    }
+    ModeOutcome outcome = apply_mode(c_.mode, verdict.decision, facts);
+    if (!outcome.reason.empty()) {
+      verdict.reason = outcome.reason +
+                       " (without the mode: " + std::string(decision_name(verdict.decision)) +
+                       ", " + verdict.reason + ")";
+      verdict.decision = outcome.decision;
+    }
+    return verdict;
+  }
+
+ private:
+  std::string resolve(const std::string& path) const {
+    return c_.resolve ? c_.resolve(path) : path;
+  }
+
+  bool inside_trusted(const std::string& path, const std::string& resolved) const {
+    const bool written = is_within(path, ws_) || is_within(path, tmp_);
+    const bool real = is_within(resolved, ws_) || is_within(resolved, tmp_) ||
+                      is_within(resolved, ws_resolved_) || is_within(resolved, tmp_resolved_);
+    return written && real;
+  }
+
+  // A rule named after the call's tool verbatim (e.g. Grep(...), or an MCP
+  // tool): its specifier globs the argument.
+  static bool verbatim_match(const CompiledRule& rule, const ToolCall& call) {
+    if (rule.rule->tool != call.tool || rule.rule->kind != RuleKind::other) return false;
+    return !rule.rule->has_specifier ||
+           fnmatch(rule.rule->specifier.c_str(), call.argument.c_str(), 0) == 0;
+  }
+
+  // Path rules for one operation; `tiers_to_check` = 2 checks deny and ask
+  // only (a mapped shell operation can only make a decision stricter).
+  std::optional<Verdict> match_path(OpKind kind, const std::string& path,
+                                    const std::string& resolved, int tiers_to_check,
+                                    const ToolCall* call) const {
+    const auto written = split_path(path);
+    const auto real = split_path(resolved);
+    for (int tier = 0; tier < tiers_to_check; ++tier) {
+      for (const CompiledRule& rule : r_.tiers[tier]) {
+        if (call != nullptr && verbatim_match(rule, *call)) {
+          return rule_verdict(rule, static_cast<Tier>(tier), call->tool + " " + call->argument);
+        }
+        if (!covers(*rule.rule, kind, static_cast<Tier>(tier))) continue;
+        if (!rule.rule->has_specifier || glob_matches(rule.path, written)) {
+          return rule_verdict(rule, static_cast<Tier>(tier),
+                              std::string(shell::op_kind_name(kind)) + " of " + path);
+        }
+        if (tier != kAllow && resolved != path && glob_matches(rule.path, real)) {
+          return rule_verdict(rule, static_cast<Tier>(tier),
+                              std::string(shell::op_kind_name(kind)) + " of " + path +
+                                  " (a symlink to " + resolved + ")");
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Verdict> match_host(const std::string& host, int tiers_to_check) const {
+    for (int tier = 0; tier < tiers_to_check; ++tier) {
+      for (const CompiledRule& rule : r_.tiers[tier]) {
+        if (!covers(*rule.rule, OpKind::fetch, static_cast<Tier>(tier))) continue;
+        if (!rule.rule->has_specifier || host_matches(rule.domain, host)) {
+          return rule_verdict(rule, static_cast<Tier>(tier), "a fetch from " + host);
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  Verdict path_default(OpKind kind, const std::string& path, const std::string& resolved) const {
+    const std::string what = std::string(shell::op_kind_name(kind)) + " of " + path;
+    if (inside_trusted(path, resolved)) {
+      return {Decision::allow, std::nullopt,
+              what + " is inside the workspace or the private tmp (tool default)"};
+    }
+    std::string reason = what + " is outside the workspace and the private tmp (tool default)";
+    if (resolved != path && is_within(path, ws_)) {
+      reason = what + " is a symlink to " + resolved + ", outside the workspace (tool default)";
+    }
+    return {Decision::ask, std::nullopt, reason};
+  }
+
+  Verdict decide_path(const ToolCall& call, OpKind kind, const std::string& path,
+                      const std::string& resolved) const {
+    if (auto matched = match_path(kind, path, resolved, 3, &call)) return *matched;
+    return path_default(kind, path, resolved);
+  }
+
+  Verdict decide_fetch(const ToolCall& call) const {
+    const std::string host = shell::url_host(call.argument);
+    if (host.empty()) {
+      return {Decision::ask, std::nullopt, "no host in the URL \"" + call.argument + "\""};
+    }
+    if (auto matched = match_host(host, 3)) return *matched;
+    return {Decision::ask, std::nullopt, "fetch from " + host + " (tool default: ask)"};
+  }
+
+  Verdict decide_other(const ToolCall& call) const {
+    for (int tier = 0; tier < 3; ++tier) {
+      for (const CompiledRule& rule : r_.tiers[tier]) {
+        if (verbatim_match(rule, call)) {
+          return rule_verdict(rule, static_cast<Tier>(tier), "the " + call.tool + " call");
+        }
+      }
+    }
+    return {Decision::ask, std::nullopt, call.tool + " has no rule (tool default: ask)"};
+  }
+
+  std::optional<Verdict> match_bash_rules(const shell::CommandAnalysis& command) const {
+    std::vector<std::string> by_basename = command.words;
+    if (!by_basename.empty()) {
+      const auto slash = by_basename[0].rfind('/');
+      if (slash != std::string::npos) by_basename[0].erase(0, slash + 1);
+    }
+    const std::string shown = command.source.empty() ? "the empty command" : command.source;
+    for (int tier = 0; tier < 3; ++tier) {
+      for (const CompiledRule& rule : r_.tiers[tier]) {
+        if (rule.rule->kind != RuleKind::shell) continue;
+        if (!rule.rule->has_specifier || words_match(rule.words, 0, command.words, 0) ||
+            words_match(rule.words, 0, by_basename, 0) ||
+            words_match(rule.words, 0, command.typed_words, 0)) {
+          return rule_verdict(rule, static_cast<Tier>(tier), "`" + shown + "`");
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  Verdict command_default(const shell::CommandAnalysis& command) const {
+    if (!command.known) {
+      const std::string program = command.words.empty() ? command.source : command.words[0];
+      return {Decision::ask, std::nullopt,
+              "`" + program +
+                  "` is not a program whose effects holdfast maps (tool default: "
+                  "ask; a Bash rule can allow it)"};
+    }
+    Verdict verdict{Decision::allow, std::nullopt,
+                    "`" + command.source + "` has no file or network effect"};
+    bool first = true;
+    for (const shell::Operation& op : command.ops) {
+      Verdict v = op.kind == OpKind::fetch
+                      ? Verdict{Decision::ask, std::nullopt,
+                                "`" + op.via + "` fetches from " + op.target + " (default: ask)"}
+                      : path_default(op.kind, op.target, resolve(op.target));
+      if (first || v.decision > verdict.decision) verdict = std::move(v);
+      first = false;
+    }
+    return verdict;
+  }
+
+  Verdict decide_shell(const ToolCall& call, ModeFacts& facts) const {
+    const shell::Analysis analysis = shell::analyse(call.argument, {r_.bases.cwd, r_.bases.home});
+    facts.read_only = true;
+    Verdict verdict;
+    std::vector<shell::CommandAnalysis> commands = analysis.commands;
+    if (commands.empty()) commands.emplace_back();  // a bare Bash rule still applies
+    bool first = true;
+    for (const shell::CommandAnalysis& command : commands) {
+      Verdict v;
+      if (auto matched = match_bash_rules(command)) {
+        v = *matched;
+      } else {
+        v = command_default(command);
+      }
+      for (const shell::Operation& op : command.ops) {
+        std::optional<Verdict> stricter =
+            op.kind == OpKind::fetch
+                ? match_host(op.target, 2)
+                : match_path(op.kind, op.target, resolve(op.target), 2, nullptr);
+        if (stricter) {
+          stricter->reason += " (via `" + op.via + "`)";
+          keep_strictest(v, std::move(*stricter));
+        }
+        facts.read_only = facts.read_only && op.kind == OpKind::read;
+      }
+      if (!command.unanalysable.empty()) {
+        keep_strictest(v, {Decision::ask, std::nullopt,
+                           "cannot be analysed: " + command.unanalysable.front()});
+      }
+      facts.read_only = facts.read_only && command.known && command.unanalysable.empty();
+      if (first) {
+        verdict = std::move(v);
+        first = false;
+      } else {
+        keep_strictest(verdict, std::move(v));
+      }
+    }
+    return verdict;
+  }
+
+  const Context& c_;
+  const CompiledRules& r_;
+  std::string ws_, tmp_, ws_resolved_, tmp_resolved_;
+};
+
+}  // namespace
+
+void prepare(Context& context) { context.compiled = compile(context); }
+
+Verdict decide(const ToolCall& call, const Context& context) {
+  std::shared_ptr<const CompiledRules> rules = context.compiled;
+  const PathBases bases = bases_of(context);
+  if (!rules || rules->sizes != sizes_of(context) || rules->bases.workspace != bases.workspace ||
+      rules->bases.cwd != bases.cwd || rules->bases.home != bases.home) {
+    rules = compile(context);
+  }
+  return Decider(context, *rules).run(call);
+}
+
+}  // namespace holdfast::gatekeeper
