@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "launcher/gatekeeper/check_cli.hpp"
+#include "launcher/run/run_cli.hpp"
 #include "settings/settings_cli.hpp"
 
 int main(int argc, char** argv) {
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   holdfast::settings::add_settings_cli(app, exit_code);
   holdfast::gatekeeper::add_check_cli(app, exit_code);
+  holdfast::launcher::add_run_cli(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,99 @@
+#include "launcher/run/launch_plan.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "launcher/sandbox/admission.hpp"
+#include "launcher/sandbox/bwrap_args.hpp"
+#include "launcher/sandbox/refusal.hpp"
+#include "launcher/seccomp/bpf_export.hpp"
+#include "launcher/seccomp/filter.hpp"
+#include "settings/errors.hpp"
+
+namespace holdfast::launcher {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::chrono::microseconds since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+}
+
+}  // namespace
+
+std::vector<int> LaunchPlan::inherited_fds() const {
+  std::vector<int> fds;
+  if (seccomp_fd.valid()) fds.push_back(seccomp_fd.get());
+  if (empty_file_fd.valid()) fds.push_back(empty_file_fd.get());
+  return fds;
+}
+
+seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy) {
+  seccomp::FilterOptions options;
+  options.network_closed = policy.network == sandbox::Network::closed;
+  options.deny_unix_sockets = policy.unix_sockets == sandbox::UnixSockets::deny;
+  return options;
+}
+
+std::optional<std::string> locate_bwrap() {
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): read once, single-threaded here
+  if (const char* override_path = std::getenv("HOLDFAST_BWRAP"); override_path && *override_path) {
+    if (::access(override_path, X_OK) == 0) return std::string(override_path);
+    return std::nullopt;
+  }
+  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe)
+  std::istringstream dirs(path != nullptr && *path != '\0' ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty() || dir.front() != '/') continue;  // never a relative PATH entry
+    const std::string candidate = dir + "/bwrap";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+LaunchPlan plan_launch(const LaunchRequest& request) {
+  LaunchPlan plan;
+  auto start = Clock::now();
+  plan.scope_paths = settings::scope_paths_from_environment(request.workspace);
+  plan.snapshot = settings::take_snapshot(plan.scope_paths, request.snapshot_options);
+  plan.timings.snapshot = since(start);
+
+  start = Clock::now();
+  plan.policy = sandbox::policy_from_settings(plan.snapshot.effective);
+  sandbox::FactsRequest facts_request;
+  facts_request.workspace = request.workspace;
+  facts_request.cwd = request.cwd;
+  facts_request.scope_paths = plan.scope_paths;
+  plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
+  if (auto refusals = sandbox::check_admission(plan.policy, plan.facts); !refusals.empty()) {
+    throw sandbox::Refused(std::move(refusals));
+  }
+  if (sandbox::needs_empty_file_fd(plan.policy, plan.facts)) {
+    plan.empty_file_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!plan.empty_file_fd.valid()) {
+      throw settings::SystemError("cannot open", "/dev/null", errno);
+    }
+  }
+  plan.timings.policy = since(start);
+
+  start = Clock::now();
+  plan.filter = filter_options_for(plan.policy);
+  plan.seccomp_fd = seccomp::export_bpf_to_memfd(seccomp::build_filter(plan.filter));
+  plan.timings.seccomp = since(start);
+
+  start = Clock::now();
+  sandbox::BuildOptions build;
+  build.bwrap_path = request.bwrap_path;
+  build.seccomp_fd = plan.seccomp_fd.get();
+  if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
+  plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, request.command, build);
+  plan.timings.policy += since(start);
+  return plan;
+}
+
+}  // namespace holdfast::launcher

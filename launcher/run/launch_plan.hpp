@@ -1,0 +1,63 @@
+// Planning one launch: one snapshot of the settings, and everything the
+// sandbox is built from derived from it alone (invariant 6). Nothing read
+// after the snapshot can change this launch.
+//
+//   snapshot → policy → host facts → admission → seccomp program → bwrap argv
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/sandbox/host_facts.hpp"
+#include "launcher/sandbox/policy.hpp"
+#include "launcher/seccomp/rules.hpp"
+#include "settings/fd.hpp"
+#include "settings/snapshot.hpp"
+
+namespace holdfast::launcher {
+
+struct LaunchRequest {
+  std::filesystem::path workspace;  // absolute
+  std::filesystem::path cwd;        // absolute, the caller's logical cwd
+  std::vector<std::string> command;
+  std::string bwrap_path;           // located beforehand (locate_bwrap)
+  settings::SnapshotOptions snapshot_options;
+};
+
+struct LaunchTimings {
+  std::chrono::microseconds snapshot{0};
+  std::chrono::microseconds policy{0};   // policy, host facts, admission, argv
+  std::chrono::microseconds seccomp{0};  // filter build and BPF export
+};
+
+struct LaunchPlan {
+  settings::ScopePaths scope_paths;
+  settings::Snapshot snapshot;
+  sandbox::Policy policy;
+  sandbox::HostFacts facts;
+  seccomp::FilterOptions filter;
+  std::vector<std::string> argv;      // argv[0] is bwrap
+  settings::UniqueFd seccomp_fd;      // the BPF program, for --seccomp
+  settings::UniqueFd empty_file_fd;   // data of denied files, when the policy has any
+  LaunchTimings timings;
+
+  // The descriptors bwrap must inherit.
+  std::vector<int> inherited_fds() const;
+};
+
+// Throws settings::InvalidSettings, settings::SnapshotError,
+// settings::UnsafeSettingsFile, sandbox::Refused, seccomp::SeccompError or
+// settings::SystemError; each says what was wrong.
+LaunchPlan plan_launch(const LaunchRequest& request);
+
+// The filter options a policy asks for.
+seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy);
+
+// An absolute path to bwrap: $HOLDFAST_BWRAP if set, else the first
+// executable "bwrap" on $PATH, else nullopt. No process is started.
+std::optional<std::string> locate_bwrap();
+
+}  // namespace holdfast::launcher

@@ -1,0 +1,109 @@
+#include "launcher/run/launch_record.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "launcher/sandbox/policy.hpp"
+#include "settings/errors.hpp"
+#include "settings/fd.hpp"
+#include "settings/key_path.hpp"
+
+namespace holdfast::launcher {
+
+namespace {
+
+nlohmann::json scope_identities(const settings::Snapshot& snapshot) {
+  nlohmann::json scopes = nlohmann::json::array();
+  for (const auto& file : snapshot.scopes) {
+    nlohmann::json scope = {{"scope", std::string(settings::scope_name(file.scope))},
+                            {"path", file.path.string()},
+                            {"exists", file.exists}};
+    if (file.exists) {
+      scope["device"] = file.identity.device;
+      scope["inode"] = file.identity.inode;
+      scope["size"] = file.identity.size;
+      scope["sha256"] = file.identity.sha256;
+      scope["revision"] = file.revision;
+    }
+    scopes.push_back(std::move(scope));
+  }
+  return scopes;
+}
+
+long long unix_millis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& outcome,
+                             int exit_status) {
+  nlohmann::json signals = outcome.forwarded_signals;
+  return {
+      {"time_unix_ms", unix_millis()},
+      {"snapshot", {{"digest", plan.snapshot.digest},
+                    {"attempts", plan.snapshot.attempts},
+                    {"scopes", scope_identities(plan.snapshot)}}},
+      {"policy", {{"form", std::string(sandbox::form_name(plan.policy.form))},
+                  {"canonical", sandbox::canonical_json(plan.policy)},
+                  {"digest", sandbox::policy_digest(plan.policy)}}},
+      {"argv", plan.argv},
+      {"exit_status", exit_status},
+      {"command_status", outcome.command_status ? nlohmann::json(*outcome.command_status)
+                                                : nlohmann::json()},
+      {"timed_out", outcome.timed_out},
+      {"forwarded_signals", signals},
+      {"timings_us", {{"snapshot", plan.timings.snapshot.count()},
+                      {"policy_and_argv", plan.timings.policy.count()},
+                      {"seccomp", plan.timings.seccomp.count()},
+                      {"sandbox_up", outcome.started_after.count()},
+                      {"bwrap_exit", outcome.finished_after.count()}}},
+  };
+}
+
+nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::string>& command,
+                             int exit_status) {
+  return {{"time_unix_ms", unix_millis()},
+          {"pid", ::getpid()},
+          {"workspace", plan.facts.workspace.canonical},
+          {"command", command},
+          {"snapshot_digest", plan.snapshot.digest},
+          {"policy_digest", sandbox::policy_digest(plan.policy)},
+          {"scopes", scope_identities(plan.snapshot)},
+          {"exit_status", exit_status}};
+}
+
+std::optional<std::filesystem::path> launch_log_path() {
+  // NOLINTBEGIN(concurrency-mt-unsafe): read at start-up
+  const char* state = std::getenv("XDG_STATE_HOME");
+  const char* home = std::getenv("HOME");
+  // NOLINTEND(concurrency-mt-unsafe)
+  if (state != nullptr && *state == '/') {
+    return std::filesystem::path(state) / "holdfast" / "launches.jsonl";
+  }
+  if (home != nullptr && *home == '/') {
+    return std::filesystem::path(home) / ".local" / "state" / "holdfast" / "launches.jsonl";
+  }
+  return std::nullopt;
+}
+
+void append_json_line(const std::filesystem::path& file, const nlohmann::json& record) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  const settings::UniqueFd fd(
+      ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) settings::throw_errno("cannot open launch log", file);
+  settings::write_all(fd.get(), record.dump() + "\n", file);
+}
+
+bool launch_records_enabled(const settings::Effective& effective) {
+  const auto* flag = settings::find_value(effective.value, {"launcher", "launchRecords"});
+  return flag == nullptr || !flag->is_boolean() || flag->get<bool>();
+}
+
+}  // namespace holdfast::launcher

@@ -1,0 +1,36 @@
+// What a launch leaves behind: the --report document and the one-line
+// launch record in $XDG_STATE_HOME/holdfast/launches.jsonl. Both name the
+// snapshot the sandbox was built from (its digest and every scope's
+// identity), so a launch can be traced to the exact bytes of its policy.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "launcher/run/launch_plan.hpp"
+#include "launcher/run/supervise.hpp"
+
+namespace holdfast::launcher {
+
+// The full report: snapshot digest and scope identities, effective policy
+// (canonical form and digest), argv, exit status and timings.
+nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& outcome,
+                             int exit_status);
+
+// The compact one-line record (no argv of the sandbox, the command only).
+nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::string>& command,
+                             int exit_status);
+
+// $XDG_STATE_HOME/holdfast/launches.jsonl, else ~/.local/state/...; nullopt
+// when neither is known.
+std::optional<std::filesystem::path> launch_log_path();
+
+// Appends one line with a single O_APPEND write (concurrent launches never
+// interleave). Throws settings::SystemError.
+void append_json_line(const std::filesystem::path& file, const nlohmann::json& record);
+
+// True unless the effective settings say launcher.launchRecords: false.
+bool launch_records_enabled(const settings::Effective& effective);
+
+}  // namespace holdfast::launcher

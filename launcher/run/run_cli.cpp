@@ -1,0 +1,242 @@
+#include "launcher/run/run_cli.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "launcher/run/launch_plan.hpp"
+#include "launcher/run/launch_record.hpp"
+#include "launcher/run/supervise.hpp"
+#include "launcher/sandbox/explain.hpp"
+#include "launcher/sandbox/refusal.hpp"
+#include "launcher/seccomp/filter.hpp"
+#include "settings/errors.hpp"
+#include "settings/key_path.hpp"
+#include "settings/strict_modes.hpp"
+
+namespace holdfast::launcher {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kDoctorHint = "run `holdfast doctor` to check this host";
+
+struct RunOptions {
+  std::string workspace;
+  std::string cwd;
+  bool require_sandbox = false;
+  std::string report;
+  bool dry_run = false;
+  bool explain = false;
+  double timeout_seconds = 0;
+  std::vector<std::string> command;
+};
+
+// The caller's logical cwd: $PWD when it names the current directory (it
+// may be a symlinked alias, which the sandbox resolves), else getcwd().
+fs::path logical_cwd() {
+  const fs::path physical = fs::current_path();
+  const char* pwd = std::getenv("PWD");  // NOLINT(concurrency-mt-unsafe)
+  if (pwd != nullptr && *pwd == '/') {
+    struct stat a {};
+    struct stat b {};
+    if (::stat(pwd, &a) == 0 && ::stat(".", &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino) {
+      return pwd;
+    }
+  }
+  return physical;
+}
+
+int refuse(const std::string& message) {
+  std::cerr << "holdfast: " << message << "\n";
+  return kExitRefused;
+}
+
+std::string describe_explanation(const LaunchPlan& plan) {
+  std::string out = "settings snapshot " + plan.snapshot.digest + "\n";
+  for (const auto& file : plan.snapshot.scopes) {
+    out += "  " + std::string(settings::scope_name(file.scope)) + ": " + file.path.string() +
+           (file.exists ? " (revision " + std::to_string(file.revision) + ")" : " (absent)") + "\n";
+  }
+  for (const auto& warning : plan.snapshot.effective.warnings) {
+    out += "  " + warning.to_string() + "\n";
+  }
+  out += "\n" + sandbox::explain(plan.policy, &plan.facts);
+  out += "\nseccomp filter:\n";
+  for (const auto& line : seccomp::describe_rules(plan.filter)) out += "  " + line + "\n";
+  return out;
+}
+
+// Runs the command without a sandbox. Reached only when bwrap is missing,
+// an operator scope sets security.allowUnconfined, and --require-sandbox
+// was not given.
+[[noreturn]] void exec_unconfined(const RunOptions& options, const fs::path& cwd) {
+  std::cerr << "holdfast: WARNING: bubblewrap is not installed and security.allowUnconfined is "
+               "set: running the command UNCONFINED\n";
+  if (::chdir(cwd.c_str()) != 0) {
+    std::cerr << "holdfast: cannot change to " << cwd << "\n";
+    std::exit(kExitRefused);  // NOLINT(concurrency-mt-unsafe)
+  }
+  std::vector<char*> argv;
+  for (const auto& arg : options.command) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  std::cerr << "holdfast: cannot execute " << options.command.front() << "\n";
+  std::exit(kExitRefused);  // NOLINT(concurrency-mt-unsafe)
+}
+
+bool operator_allows_unconfined(const settings::Effective& effective) {
+  const auto* flag = settings::find_value(effective.value, {"security", "allowUnconfined"});
+  return flag != nullptr && flag->is_boolean() && flag->get<bool>();
+}
+
+int run(const RunOptions& options) {
+  if (options.command.empty()) {
+    return refuse("no command given; write it after --, e.g. holdfast run -- make test");
+  }
+  const fs::path cwd = options.cwd.empty() ? logical_cwd() : fs::absolute(options.cwd);
+  LaunchRequest request;
+  request.workspace = options.workspace.empty() ? cwd : fs::absolute(options.workspace);
+  request.cwd = cwd;
+  request.command = options.command;
+  const auto bwrap = locate_bwrap();
+  request.bwrap_path = bwrap.value_or("bwrap");
+
+  LaunchPlan plan;
+  try {
+    if (!bwrap) {
+      // Still read the settings: only an operator may allow running unconfined.
+      const auto paths = settings::scope_paths_from_environment(request.workspace);
+      const auto snapshot = settings::take_snapshot(paths, request.snapshot_options);
+      if (!options.require_sandbox && !options.dry_run && !options.explain &&
+          operator_allows_unconfined(snapshot.effective)) {
+        exec_unconfined(options, cwd);
+      }
+      return refuse(
+          "bubblewrap (bwrap) was not found on PATH (or at $HOLDFAST_BWRAP); holdfast never "
+          "runs a command unconfined unless an operator sets security.allowUnconfined. Install "
+          "it (apt-get install bubblewrap); " + std::string(kDoctorHint));
+    }
+    plan = plan_launch(request);
+  } catch (const settings::InvalidSettings& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << "holdfast: " << d.to_string() << "\n";
+    return refuse(
+        "refusing to launch: a settings file is invalid, and an invalid policy is never treated "
+        "as empty. Fix the file (holdfast settings validate shows every problem).");
+  } catch (const settings::UnsafeSettingsFile& e) {
+    return refuse(std::string(e.what()) + "\nrefusing to launch: a policy file that others can "
+                                          "write is not a policy. " + kDoctorHint);
+  } catch (const settings::SnapshotError& e) {
+    return refuse(std::string("refusing to launch: ") + e.what());
+  } catch (const sandbox::Refused& e) {
+    for (const auto& refusal : e.refusals()) std::cerr << "holdfast: " << refusal.to_string() << "\n";
+    return kExitRefused;
+  } catch (const seccomp::SeccompError& e) {
+    return refuse(std::string("cannot build the seccomp filter: ") + e.what() + "; " +
+                  kDoctorHint);
+  } catch (const settings::UsageError& e) {
+    return refuse(e.what());
+  } catch (const settings::SystemError& e) {
+    return refuse(std::string(e.what()) + "; " + kDoctorHint);
+  }
+
+  if (options.require_sandbox && plan.policy.form == sandbox::PolicyForm::builtin_default) {
+    return refuse(
+        "--require-sandbox: no operator scope sets tools.executionSandbox (only the built-in "
+        "default would apply). Set a policy, e.g. holdfast settings set --scope user "
+        "tools.executionSandbox '{\"filesystem\": \"workspace-write\", \"network\": \"closed\"}'");
+  }
+  if (options.explain) std::cout << describe_explanation(plan);
+  if (options.dry_run) {
+    for (const auto& arg : plan.argv) std::cout << arg << "\n";
+  }
+  if (options.explain || options.dry_run) return 0;
+
+  SuperviseRequest supervise_request;
+  supervise_request.bwrap_path = plan.argv.front();
+  supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
+  supervise_request.inherited_fds = plan.inherited_fds();
+  if (options.timeout_seconds > 0) {
+    supervise_request.timeout =
+        std::chrono::milliseconds(static_cast<long>(options.timeout_seconds * 1000));
+  }
+  SuperviseOutcome outcome;
+  try {
+    outcome = supervise(supervise_request);
+  } catch (const settings::SystemError& e) {
+    return refuse(std::string(e.what()) + "; " + kDoctorHint);
+  }
+  const int status = exit_status_of(outcome);
+  if (outcome.timed_out) {
+    std::cerr << "holdfast: the command exceeded --timeout " << options.timeout_seconds
+              << " s and was stopped\n";
+  } else if (!outcome.command_status) {
+    std::cerr << "holdfast: bubblewrap could not set up the sandbox (its message is above); "
+                 "the command did not run. "
+              << kDoctorHint << "\n";
+  }
+
+  if (!options.report.empty()) {
+    try {
+      std::ofstream(options.report, std::ios::trunc) << launch_report(plan, outcome, status).dump(2)
+                                                     << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "holdfast: cannot write the report " << options.report << ": " << e.what()
+                << "\n";
+    }
+  }
+  if (launch_records_enabled(plan.snapshot.effective)) {
+    if (const auto log = launch_log_path()) {
+      try {
+        append_json_line(*log, launch_record(plan, options.command, status));
+      } catch (const std::exception& e) {
+        std::cerr << "holdfast: warning: launch record not written: " << e.what() << "\n";
+      }
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+CLI::App* add_run_cli(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<RunOptions>();
+  auto* run_cmd = app.add_subcommand(
+      "run", "Run a command inside a bubblewrap + seccomp sandbox built from the operator's policy");
+  run_cmd->add_option("--workspace", options->workspace,
+                      "The workspace: writable under workspace-write, the :workspace token "
+                      "(default: the current directory)");
+  run_cmd->add_option("--cwd", options->cwd,
+                      "Where the command starts, inside the workspace (default: the current "
+                      "directory)");
+  run_cmd->add_flag("--require-sandbox", options->require_sandbox,
+                    "Refuse unless an operator scope sets tools.executionSandbox; never run "
+                    "unconfined even if security.allowUnconfined is set");
+  run_cmd->add_option("--report", options->report,
+                      "Write a JSON report: snapshot digest and scope identities, policy, argv, "
+                      "exit status, timings");
+  run_cmd->add_flag("--dry-run", options->dry_run,
+                    "Print the bwrap argv, one argument per line, and do not run (at run time "
+                    "holdfast adds --info-fd N --json-status-fd M after argv[0])");
+  run_cmd->add_flag("--explain", options->explain,
+                    "Explain the policy: each part and the scope it came from, what is "
+                    "writable, what is denied, the network, the seccomp filter; do not run");
+  run_cmd->add_option("--timeout", options->timeout_seconds,
+                      "Stop the command after this many seconds (SIGTERM, then SIGKILL); exit 124")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_option("command", options->command, "The command and its arguments, after --")
+      ->expected(-1);
+  run_cmd->footer(
+      "Exit status: the command's; 128+N when killed by signal N; 124 after --timeout; 125 when "
+      "holdfast refused or failed (the message starts with \"holdfast:\").\nSIGINT, SIGTERM, "
+      "SIGHUP and SIGQUIT are forwarded to the command.");
+  run_cmd->callback([options, &exit_code] { exit_code = run(*options); });
+  return run_cmd;
+}
+
+}  // namespace holdfast::launcher
