@@ -5,7 +5,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
-#include <cstring>
+#include <initializer_list>
 
 // The rules assume clone's flags in argument 0 and sockets created through
 // socket()/socketpair() (no socketcall multiplexer): true on x86_64 and
@@ -117,7 +117,7 @@ std::vector<Rule> filter_rules(const FilterOptions& options) {
              "kernel keyrings are not namespaced and can hold the operator's secrets");
   add_always(rules,
              {"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module"},
-             EPERM, "loads kernels or kernel modules");
+             EPERM, "loads a new kernel, or loads or unloads kernel modules");
   add_always(rules,
              {"mount", "umount2", "pivot_root", "fsopen", "fsconfig", "fsmount", "fspick",
               "move_mount", "open_tree", "mount_setattr"},
