@@ -1,6 +1,7 @@
 // The `holdfast` executable: one program, one subcommand per job.
 #include <CLI/CLI.hpp>
 
+#include "launcher/doctor/doctor_cli.hpp"
 #include "launcher/gatekeeper/check_cli.hpp"
 #include "launcher/run/run_cli.hpp"
 #include "settings/settings_cli.hpp"
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   holdfast::settings::add_settings_cli(app, exit_code);
   holdfast::gatekeeper::add_check_cli(app, exit_code);
   holdfast::launcher::add_run_cli(app, exit_code);
+  holdfast::doctor::add_doctor_cli(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,308 @@
+#include "launcher/doctor/doctor.hpp"
+
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "launcher/run/launch_plan.hpp"
+#include "launcher/seccomp/bpf_export.hpp"
+#include "launcher/seccomp/filter.hpp"
+#include "settings/snapshot.hpp"
+#include "settings/strict_modes.hpp"
+
+namespace holdfast::doctor {
+
+namespace {
+
+struct ProcessResult {
+  int status = -1;  // raw wait status; -1 when it could not start
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `argv` with stdout+stderr captured, keeping `keep_fd` inheritable.
+ProcessResult run_process(const std::vector<std::string>& argv, int keep_fd = -1) {
+  ProcessResult result;
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return result;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return result;
+  }
+  if (pid == 0) {
+    ::dup2(pipe_fds[1], 1);
+    ::dup2(pipe_fds[1], 2);
+    if (keep_fd >= 0) seccomp::allow_inherit(keep_fd);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) {
+    result.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  ::waitpid(pid, &result.status, 0);
+  return result;
+}
+
+std::string first_line(const std::string& text) {
+  const auto end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::ok: return "ok";
+    case Verdict::warning: return "warning";
+    case Verdict::fatal: return "fatal";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::vector<int> parse_version(const std::string& text) {
+  std::vector<int> parts;
+  std::istringstream in(text);
+  std::string part;
+  while (std::getline(in, part, '.')) {
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return {};
+    parts.push_back(std::stoi(part));
+  }
+  return parts;
+}
+
+Finding check_bubblewrap(const std::string& bwrap_path) {
+  Finding f{"bubblewrap", Verdict::ok, "", ""};
+  if (bwrap_path.empty()) {
+    f.verdict = Verdict::fatal;
+    f.summary = "bwrap not found on PATH (or at $HOLDFAST_BWRAP)";
+    f.advice = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)";
+    return f;
+  }
+  const ProcessResult r = run_process({bwrap_path, "--version"});
+  const std::string line = first_line(r.output);  // "bubblewrap 0.8.0"
+  const auto space = line.rfind(' ');
+  const auto version = parse_version(space == std::string::npos ? "" : line.substr(space + 1));
+  if (r.status != 0 || version.empty()) {
+    f.verdict = Verdict::fatal;
+    f.summary = bwrap_path + " --version failed: " + line;
+    f.advice = "reinstall bubblewrap";
+    return f;
+  }
+  f.summary = bwrap_path + ": " + line;
+  // --disable-userns and --assert-userns-disabled arrived in 0.8.0; the
+  // sandbox relies on --disable-userns, --perms, --ro-bind-data, --chmod.
+  if (version < std::vector<int>{0, 8, 0}) {
+    f.verdict = Verdict::fatal;
+    f.summary += " (holdfast needs 0.8.0 or newer for --disable-userns)";
+    f.advice = "upgrade bubblewrap to 0.8.0 or newer";
+  }
+  return f;
+}
+
+Finding check_user_namespaces(const std::string& bwrap_path) {
+  Finding f{"user-namespaces", Verdict::ok, "", ""};
+  const std::string max = read_first_line("/proc/sys/user/max_user_namespaces");
+  if (max == "0") {
+    f.verdict = Verdict::fatal;
+    f.summary = "user.max_user_namespaces is 0";
+    f.advice = "sysctl -w user.max_user_namespaces=15000 (and persist it in /etc/sysctl.d)";
+    return f;
+  }
+  if (bwrap_path.empty()) {
+    f.verdict = Verdict::fatal;
+    f.summary = "cannot try a sandbox without bubblewrap";
+    f.advice = "install bubblewrap";
+    return f;
+  }
+  // A real trial with the flags every launch uses.
+  const ProcessResult r = run_process({bwrap_path, "--unshare-user", "--unshare-pid",
+                                       "--unshare-ipc", "--unshare-uts", "--unshare-net",
+                                       "--unshare-cgroup-try", "--new-session", "--die-with-parent",
+                                       "--cap-drop", "ALL", "--disable-userns", "--ro-bind", "/",
+                                       "/", "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"});
+  if (r.status != 0) {
+    f.verdict = Verdict::fatal;
+    f.summary = "a trial sandbox failed: " + first_line(r.output);
+    f.advice =
+        "allow unprivileged user namespaces (kernel.unprivileged_userns_clone=1, "
+        "user.max_user_namespaces>0, or an AppArmor profile for bwrap), or run inside a "
+        "container that permits them";
+    return f;
+  }
+  f.summary = "a trial sandbox (user, pid, ipc, uts, net namespaces) started and exited 0";
+  return f;
+}
+
+Finding check_seccomp() {
+  Finding f{"seccomp", Verdict::ok, "", ""};
+  const int mode = ::prctl(PR_GET_SECCOMP);
+  if (mode < 0) {
+    f.verdict = Verdict::fatal;
+    f.summary = "the kernel has no seccomp (prctl PR_GET_SECCOMP failed)";
+    f.advice = "use a kernel built with CONFIG_SECCOMP_FILTER";
+    return f;
+  }
+  try {
+    const auto fd = seccomp::export_bpf_to_memfd(seccomp::build_filter({}));
+    const std::string version = std::to_string(seccomp_version()->major) + "." +
+                                std::to_string(seccomp_version()->minor) + "." +
+                                std::to_string(seccomp_version()->micro);
+    f.summary = "libseccomp " + version + " built and exported the filter";
+    if (mode != 0) f.summary += " (holdfast itself already runs under seccomp mode " +
+                                std::to_string(mode) + ")";
+  } catch (const std::exception& e) {
+    f.verdict = Verdict::fatal;
+    f.summary = std::string("cannot build the seccomp filter: ") + e.what();
+    f.advice = "install libseccomp2 2.5 or newer";
+  }
+  return f;
+}
+
+Finding check_apparmor_userns() {
+  Finding f{"apparmor-userns", Verdict::ok, "", ""};
+  const std::string value =
+      read_first_line("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+  if (value.empty()) {
+    f.summary = "no AppArmor restriction on unprivileged user namespaces";
+  } else if (value == "0") {
+    f.summary = "kernel.apparmor_restrict_unprivileged_userns = 0 (not restricted)";
+  } else {
+    f.verdict = Verdict::warning;
+    f.summary = "kernel.apparmor_restrict_unprivileged_userns = " + value +
+                ": unprivileged user namespaces need an AppArmor profile for bwrap";
+    f.advice = "install an AppArmor profile that grants bwrap 'userns', or see the "
+               "user-namespaces check for whether launches work";
+  }
+  return f;
+}
+
+Finding check_landlock() {
+  Finding f{"landlock", Verdict::ok, "", ""};
+  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0,
+                             LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 0) {
+    f.summary = std::string("Landlock not available (") + std::strerror(errno) +
+                "); holdfast does not need it";
+  } else {
+    f.summary = "Landlock ABI " + std::to_string(abi) + " (not used; bubblewrap enforces the "
+                "filesystem policy)";
+  }
+  return f;
+}
+
+std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths) {
+  std::vector<Finding> findings;
+  for (settings::Scope scope : settings::kScopesInPrecedenceOrder) {
+    const auto path = paths.file(scope);
+    if (!path) continue;
+    Finding f{"settings:" + std::string(settings::scope_name(scope)), Verdict::ok, "", ""};
+    try {
+      const settings::ScopeFile file = settings::read_scope_file(scope, *path);
+      if (!file.exists) {
+        f.summary = path->string() + ": absent";
+      } else if (!file.valid()) {
+        f.verdict = Verdict::fatal;
+        f.summary = path->string() + ": invalid";
+        for (const auto& d : file.diagnostics) {
+          if (d.severity == settings::Severity::error) f.summary += "\n    " + d.to_string();
+        }
+        f.advice = "fix the file; holdfast never rewrites or resets it";
+      } else if (auto unsafe = settings::is_operator_scope(scope)
+                                   ? settings::check_strict_modes(*path, file.identity.owner,
+                                                                  file.identity.mode, ::getuid())
+                                   : std::nullopt) {
+        f.verdict = Verdict::fatal;
+        f.summary = path->string() + ": unsafe";
+        f.advice = unsafe->what();
+      } else {
+        f.summary = path->string() + ": valid, revision " + std::to_string(file.revision);
+      }
+    } catch (const std::exception& e) {
+      f.verdict = Verdict::fatal;
+      f.summary = path->string() + ": unreadable: " + e.what();
+      f.advice = "make it readable by you, or remove it";
+    }
+    findings.push_back(std::move(f));
+  }
+  // The whole reading, as a launch would take it (required policy, ...).
+  Finding snapshot{"settings:snapshot", Verdict::ok, "", ""};
+  try {
+    const auto taken = settings::take_snapshot(paths);
+    const bool has_policy =
+        taken.effective.value.contains("tools") &&
+        taken.effective.value["tools"].contains("executionSandbox");
+    snapshot.summary = "digest " + taken.digest.substr(0, 16) + "; policy from " +
+                       (has_policy ? "an operator scope" : "the built-in default "
+                                                           "(workspace-write, network closed)");
+  } catch (const std::exception& e) {
+    snapshot.verdict = Verdict::fatal;
+    snapshot.summary = e.what();
+    snapshot.advice = "see the message; `holdfast settings validate` lists every problem";
+  }
+  findings.push_back(std::move(snapshot));
+  return findings;
+}
+
+bool Report::launch_possible() const {
+  for (const auto& f : findings) {
+    if (f.verdict == Verdict::fatal) return false;
+  }
+  return true;
+}
+
+nlohmann::json Report::to_json() const {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& f : findings) {
+    checks.push_back({{"check", f.check},
+                      {"verdict", verdict_name(f.verdict)},
+                      {"summary", f.summary},
+                      {"advice", f.advice}});
+  }
+  return {{"launch_possible", launch_possible()}, {"checks", checks}};
+}
+
+std::string Report::to_text() const {
+  std::string out;
+  for (const auto& f : findings) {
+    out += std::string("[") + verdict_name(f.verdict) + "] " + f.check + ": " + f.summary + "\n";
+    if (!f.advice.empty()) out += "    -> " + f.advice + "\n";
+  }
+  out += launch_possible() ? "holdfast run: launches would go ahead\n"
+                           : "holdfast run: launches would be REFUSED (see the fatal checks)\n";
+  return out;
+}
+
+Report examine_host(const settings::ScopePaths& paths) {
+  const std::string bwrap = launcher::locate_bwrap().value_or("");
+  Report report;
+  report.findings.push_back(check_bubblewrap(bwrap));
+  report.findings.push_back(check_user_namespaces(bwrap));
+  report.findings.push_back(check_seccomp());
+  report.findings.push_back(check_apparmor_userns());
+  report.findings.push_back(check_landlock());
+  for (auto& f : check_settings_scopes(paths)) report.findings.push_back(std::move(f));
+  return report;
+}
+
+}  // namespace holdfast::doctor
