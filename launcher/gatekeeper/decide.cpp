@@ -195,7 +195,9 @@ class Decider {
           argument = r_.bases.home + argument.substr(1);
         }
         const std::string path = normalize_path(argument, r_.bases.cwd);
-        const std::string resolved = resolve(path);
+        // Resolve the unfolded form: the kernel takes "link/.." physically.
+        const std::string resolved =
+            resolve(argument.starts_with('/') ? argument : r_.bases.cwd + "/" + argument);
         verdict = decide_path(call, op_kind_of(cls), path, resolved);
         facts.read_only = cls == CallClass::read;
         facts.workspace_edit = cls != CallClass::read && is_within(path, ws_) &&
@@ -352,7 +354,7 @@ class Decider {
                         : Verdict{Decision::ask, std::nullopt,
                                   "fetch from " + op.target + " (tool default: ask)"};
     } else {
-      const std::string resolved = resolve(op.target);
+      const std::string resolved = resolve(op.unfolded.empty() ? op.target : op.unfolded);
       matched = match_path(op.kind, op.target, resolved, 3, nullptr);
       verdict = matched ? *matched : path_default(op.kind, op.target, resolved);
     }

@@ -50,7 +50,7 @@ struct Context {
   Mode mode = Mode::default_mode;
   RuleSet session;     // given to the API for this session; checked first in each tier
   RuleSet persistent;  // from settings
-  // Symlink resolution of a normalized absolute path. Empty: paths are
+  // Symlink resolution of an absolute path (".." not yet folded). Empty: paths are
   // taken as written (use resolve_symlinks from symlinks.hpp for the real
   // filesystem).
   std::function<std::string(const std::string&)> resolve;

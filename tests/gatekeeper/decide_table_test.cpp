@@ -92,6 +92,11 @@ const Case kCases[] = {
     {"ls_tool_outside_asks", "LS", "@O", ASK, kNoRule},
     {"read_through_symlinked_workspace_path_asks", "Read", "@R/wslink/src/a.c", ASK, kNoRule},
     {"read_symlink_escaping_workspace_asks", "Read", "@W/outlink/x", ASK, kNoRule},
+    // The kernel takes outlink/.. physically: @O/.. is @R, not @W.
+    {"read_dotdot_after_symlink_is_physical", "Read", "@W/outlink/../secret", DENY,
+     "Read(//@R/secret)"},
+    {"shell_dotdot_after_symlink_is_physical", "Bash", "cat outlink/../secret", DENY,
+     "Read(//@R/secret)"},
     // A bare name is relative to the cwd: from @W/sub it covers @W/sub/**/.env only.
     {"bare_name_rule_is_relative_to_cwd", "Read", "../.env", ALLOW, kNoRule, Mode::default_mode,
      "@W/sub"},
