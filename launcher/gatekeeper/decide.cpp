@@ -195,7 +195,9 @@ class Decider {
           argument = r_.bases.home + argument.substr(1);
         }
         const std::string path = normalize_path(argument, r_.bases.cwd);
-        const std::string resolved = resolve(path);
+        // Resolve the unfolded form: the kernel takes "link/.." physically.
+        const std::string resolved =
+            resolve(argument.starts_with('/') ? argument : r_.bases.cwd + "/" + argument);
         verdict = decide_path(call, op_kind_of(cls), path, resolved);
         facts.read_only = cls == CallClass::read;
         facts.workspace_edit = cls != CallClass::read && is_within(path, ws_) &&
@@ -341,66 +343,76 @@ class Decider {
     return std::nullopt;
   }
 
-  Verdict command_default(const shell::CommandAnalysis& command) const {
-    if (!command.known) {
-      const std::string program = command.words.empty() ? command.source : command.words[0];
-      return {Decision::ask, std::nullopt,
-              "`" + program +
-                  "` is not a program whose effects holdfast maps (tool default: "
-                  "ask; a Bash rule can allow it)"};
+  // One mapped operation, decided as the matching tool call would be:
+  // Read/Edit/Write or WebFetch rules, then the tool default.
+  Verdict operation_verdict(const shell::Operation& op) const {
+    std::optional<Verdict> matched;
+    Verdict verdict;
+    if (op.kind == OpKind::fetch) {
+      matched = match_host(op.target, 3);
+      verdict = matched ? *matched
+                        : Verdict{Decision::ask, std::nullopt,
+                                  "fetch from " + op.target + " (tool default: ask)"};
+    } else {
+      const std::string resolved = resolve(op.unfolded.empty() ? op.target : op.unfolded);
+      matched = match_path(op.kind, op.target, resolved, 3, nullptr);
+      verdict = matched ? *matched : path_default(op.kind, op.target, resolved);
     }
-    Verdict verdict{Decision::allow, std::nullopt,
-                    "`" + command.source + "` has no file or network effect"};
-    bool first = true;
-    for (const shell::Operation& op : command.ops) {
-      Verdict v = op.kind == OpKind::fetch
-                      ? Verdict{Decision::ask, std::nullopt,
-                                "`" + op.via + "` fetches from " + op.target + " (default: ask)"}
-                      : path_default(op.kind, op.target, resolve(op.target));
-      if (first || v.decision > verdict.decision) verdict = std::move(v);
-      first = false;
-    }
+    verdict.reason += " (via `" + op.via + "`)";
     return verdict;
+  }
+
+  // A simple command: the Bash rule that matches it, else its default
+  // (an unknown program asks; a known one is as strict as its operations).
+  // Every operation then counts: the strictest result wins, so an
+  // operation can make the decision stricter, never looser.
+  Verdict command_verdict(const shell::CommandAnalysis& command) const {
+    std::optional<Verdict> verdict = match_bash_rules(command);
+    if (!verdict && !command.known) {
+      const std::string program = command.words.empty() ? command.source : command.words[0];
+      verdict = Verdict{Decision::ask, std::nullopt,
+                        "`" + program +
+                            "` is not a program whose effects holdfast maps (tool default: ask; "
+                            "a Bash rule can allow it)"};
+    }
+    for (const shell::Operation& op : command.ops) {
+      Verdict v = operation_verdict(op);
+      if (!verdict) {
+        verdict = std::move(v);
+      } else {
+        keep_strictest(*verdict, std::move(v));
+      }
+    }
+    if (!verdict) {
+      verdict = Verdict{Decision::allow, std::nullopt,
+                        "`" + command.source + "` has no file or network effect"};
+    }
+    if (!command.unanalysable.empty()) {
+      keep_strictest(*verdict, {Decision::ask, std::nullopt,
+                                "cannot be analysed: " + command.unanalysable.front()});
+    }
+    return *verdict;
   }
 
   Verdict decide_shell(const ToolCall& call, ModeFacts& facts) const {
     const shell::Analysis analysis = shell::analyse(call.argument, {r_.bases.cwd, r_.bases.home});
-    facts.read_only = true;
-    Verdict verdict;
     std::vector<shell::CommandAnalysis> commands = analysis.commands;
     if (commands.empty()) commands.emplace_back();  // a bare Bash rule still applies
-    bool first = true;
+    facts.read_only = true;
+    std::optional<Verdict> verdict;
     for (const shell::CommandAnalysis& command : commands) {
-      Verdict v;
-      if (auto matched = match_bash_rules(command)) {
-        v = *matched;
-      } else {
-        v = command_default(command);
-      }
       for (const shell::Operation& op : command.ops) {
-        std::optional<Verdict> stricter =
-            op.kind == OpKind::fetch
-                ? match_host(op.target, 2)
-                : match_path(op.kind, op.target, resolve(op.target), 2, nullptr);
-        if (stricter) {
-          stricter->reason += " (via `" + op.via + "`)";
-          keep_strictest(v, std::move(*stricter));
-        }
         facts.read_only = facts.read_only && op.kind == OpKind::read;
       }
-      if (!command.unanalysable.empty()) {
-        keep_strictest(v, {Decision::ask, std::nullopt,
-                           "cannot be analysed: " + command.unanalysable.front()});
-      }
       facts.read_only = facts.read_only && command.known && command.unanalysable.empty();
-      if (first) {
+      Verdict v = command_verdict(command);
+      if (!verdict) {
         verdict = std::move(v);
-        first = false;
       } else {
-        keep_strictest(verdict, std::move(v));
+        keep_strictest(*verdict, std::move(v));
       }
     }
-    return verdict;
+    return *verdict;
   }
 
   const Context& c_;

@@ -13,9 +13,11 @@
 // approval mode (L5). Within each tier session rules come before
 // persistent ones. Deny and ask rules are matched against the written
 // path and its symlink-resolved form. A Bash call is split into simple
-// commands; each is checked against Bash rules and every file or network
-// operation it performs against Read/Edit/Write/WebFetch rules; the most
-// restrictive result wins, and what cannot be analysed is at least ask.
+// commands; each is decided by the Bash rule that matches it (else: an
+// unknown program asks), and every file or network operation it performs
+// is decided as the Read/Edit/Write/WebFetch call would be (rules, then the
+// tool default). The most restrictive result wins, so an operation only
+// ever makes a decision stricter; what cannot be analysed is at least ask.
 #pragma once
 
 #include <functional>
@@ -48,7 +50,7 @@ struct Context {
   Mode mode = Mode::default_mode;
   RuleSet session;     // given to the API for this session; checked first in each tier
   RuleSet persistent;  // from settings
-  // Symlink resolution of a normalized absolute path. Empty: paths are
+  // Symlink resolution of an absolute path (".." not yet folded). Empty: paths are
   // taken as written (use resolve_symlinks from symlinks.hpp for the real
   // filesystem).
   std::function<std::string(const std::string&)> resolve;

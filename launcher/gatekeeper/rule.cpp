@@ -115,7 +115,10 @@ RuleSet rules_from_settings(const nlohmann::json& settings) {
   RuleSet set;
   if (!settings.is_object()) return set;
   const auto permissions = settings.find("permissions");
-  if (permissions == settings.end() || !permissions->is_object()) return set;
+  if (permissions == settings.end()) return set;
+  if (!permissions->is_object()) {
+    throw RuleError("permissions", "must be an object with allow / ask / deny lists");
+  }
   const std::pair<const char*, std::vector<Rule>*> lists[] = {
       {"allow", &set.allow}, {"ask", &set.ask}, {"deny", &set.deny}};
   for (const auto& [name, out] : lists) {

@@ -434,7 +434,9 @@ class CommandMapper {
       const bool seen =
           std::any_of(result_.ops.begin(), result_.ops.end(),
                       [&](const Operation& op) { return op.kind == kind && op.target == path; });
-      if (!seen) result_.ops.push_back({kind, path, via});
+      if (!seen) {
+        result_.ops.push_back({kind, path, via, text[0] == '/' ? text : cwd + "/" + text});
+      }
     }
   }
 
@@ -642,7 +644,7 @@ class CommandMapper {
         if (ops.empty() &&
             (program.name == "ls" || program.name == "du" || program.name == "tree")) {
           for (const std::string& cwd : state_.cwds) {
-            if (!state_.cwd_unknown) result_.ops.push_back({OpKind::read, cwd, via});
+            if (!state_.cwd_unknown) result_.ops.push_back({OpKind::read, cwd, via, cwd});
           }
           if (state_.cwd_unknown) unanalysable(via + " lists an unknown directory");
         }
@@ -730,7 +732,8 @@ class CommandMapper {
       any_path = true;
     }
     if (!any_path) {
-      for (const std::string& cwd : state_.cwds) result_.ops.push_back({OpKind::read, cwd, via});
+      for (const std::string& cwd : state_.cwds)
+        result_.ops.push_back({OpKind::read, cwd, via, cwd});
       if (state_.cwd_unknown) unanalysable("find searches an unknown directory");
     }
     for (; k < words_.size(); ++k) {
@@ -784,7 +787,8 @@ class CommandMapper {
     }
     if (!is_curl && find_option(p, {"O", "output-document", "P", "directory-prefix"}) == nullptr) {
       // wget saves into the current directory under a name from the URL.
-      for (const std::string& cwd : state_.cwds) result_.ops.push_back({OpKind::write, cwd, via});
+      for (const std::string& cwd : state_.cwds)
+        result_.ops.push_back({OpKind::write, cwd, via, cwd});
     }
     for (std::size_t k : p.operands) add_fetch(k, 0, via);
   }
@@ -802,7 +806,7 @@ class CommandMapper {
       unanalysable("no host in the URL " + e.text);
       return;
     }
-    result_.ops.push_back({OpKind::fetch, host, via});
+    result_.ops.push_back({OpKind::fetch, host, via, ""});
   }
 
   const SimpleCommand& command_;

@@ -27,6 +27,9 @@ struct Operation {
   OpKind kind = OpKind::read;
   std::string target;  // normalized absolute path, or the host for a fetch
   std::string via;     // what performs it, for messages: "cat", "> redirect"
+  // The absolute path before ".." is folded: symlink resolution must see
+  // it, because the kernel resolves "link/.." physically.
+  std::string unfolded;
 };
 
 struct CommandAnalysis {

@@ -7,9 +7,10 @@
 
 namespace holdfast::gatekeeper {
 
-// The path with every symlink in its existing prefix resolved (the rest is
-// appended lexically, since a file about to be written may not exist
-// yet). Returns the input unchanged when nothing can be resolved.
-std::string resolve_symlinks(const std::string& normalized_path);
+// The absolute path with every symlink in its existing prefix resolved
+// and ".." taken physically, as the kernel would (the rest is appended
+// lexically, since a file about to be written may not exist yet). Returns
+// the input, normalized, when nothing can be resolved.
+std::string resolve_symlinks(const std::string& path);
 
 }  // namespace holdfast::gatekeeper

@@ -92,6 +92,11 @@ const Case kCases[] = {
     {"ls_tool_outside_asks", "LS", "@O", ASK, kNoRule},
     {"read_through_symlinked_workspace_path_asks", "Read", "@R/wslink/src/a.c", ASK, kNoRule},
     {"read_symlink_escaping_workspace_asks", "Read", "@W/outlink/x", ASK, kNoRule},
+    // The kernel takes outlink/.. physically: @O/.. is @R, not @W.
+    {"read_dotdot_after_symlink_is_physical", "Read", "@W/outlink/../secret", DENY,
+     "Read(//@R/secret)"},
+    {"shell_dotdot_after_symlink_is_physical", "Bash", "cat outlink/../secret", DENY,
+     "Read(//@R/secret)"},
     // A bare name is relative to the cwd: from @W/sub it covers @W/sub/**/.env only.
     {"bare_name_rule_is_relative_to_cwd", "Read", "../.env", ALLOW, kNoRule, Mode::default_mode,
      "@W/sub"},
@@ -211,8 +216,15 @@ const Case kCases[] = {
     {"bash_rm_outside_asks", "Bash", "rm ~/notes.txt", ASK, kNoRule},
     {"bash_no_effect", "Bash", "echo hi", ALLOW, kNoRule},
     {"bash_allowed_command_reading_denied_path", "Bash", "ls ~/.ssh", DENY, "Read(~/.ssh/**)"},
-    {"bash_op_never_loosens", "Bash", "cat /usr/share/doc/x", ASK, kNoRule},
-    {"bash_fetch_allow_never_loosens", "Bash", "curl -s https://example.com/", ASK, kNoRule},
+    {"shell_read_meets_read_allow", "Bash", "cat /usr/share/doc/x", ALLOW, "Read(//usr/share/**)"},
+    {"shell_fetch_meets_fetch_allow", "Bash", "curl -s https://example.com/", ALLOW,
+     "WebFetch(domain:example.com)"},
+    {"bash_allow_does_not_cover_outside_read", "Bash", "ls -la @O", ASK, kNoRule},
+    {"bash_allow_does_not_cover_outside_write", "Bash", "ls src > @O/list", ASK, kNoRule},
+    {"operation_allow_never_loosens_unknown_program", "Bash", "git log < /usr/share/doc/x", ASK,
+     kNoRule},
+    {"operation_allow_never_loosens_bash_ask", "Bash", "git push < /usr/share/doc/x", ASK,
+     "Bash(git push)"},
 
     // --- Reads mapped from shell commands ---
     {"cat_key", "Bash", "cat ~/.ssh/id_rsa", DENY, "Read(~/.ssh/**)"},

@@ -89,6 +89,8 @@ TEST(RulesFromSettings, ABadDenyRuleIsNeverDropped) {
                RuleError);
   EXPECT_THROW(rules_from_settings(nlohmann::json::parse(R"j({"permissions": {"deny": "Read"}})j")),
                RuleError);
+  EXPECT_THROW(rules_from_settings(nlohmann::json::parse(R"j({"permissions": ["Read"]})j")),
+               RuleError);
 }
 
 }  // namespace
