@@ -7,7 +7,7 @@ namespace holdfast::sandbox {
 
 namespace {
 
-constexpr std::string_view kSystemDirs[] = {"/proc", "/dev", "/sys",  "/etc", "/usr",
+constexpr std::string_view kSystemDirs[] = {"/proc", "/dev",  "/sys", "/etc",  "/usr",
                                             "/bin",  "/sbin", "/lib", "/lib64"};
 
 void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
@@ -15,13 +15,15 @@ void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
   const std::string& path = ws.canonical;
   const std::string pick = "choose a project directory with --workspace DIR";
   if (ws.kind != Kind::directory) {
-    out.push_back({"workspace-missing", ws.path, "",
-                   ws.exists() ? "the workspace is not a directory" : "the workspace does not exist",
-                   "create it or " + pick});
+    out.push_back(
+        {"workspace-missing", ws.path, "",
+         ws.exists() ? "the workspace is not a directory" : "the workspace does not exist",
+         "create it or " + pick});
     return;  // the other rules need a real directory
   }
   if (path == "/") {
-    out.push_back({"workspace-is-root", path, "", "the workspace is the whole filesystem (/)", pick});
+    out.push_back(
+        {"workspace-is-root", path, "", "the workspace is the whole filesystem (/)", pick});
     return;
   }
   if (!facts.tokens.home.empty() && is_within(facts.tokens.home, path)) {

@@ -192,12 +192,8 @@ std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts&
   }
   const auto rules = collapse(build_rules(policy, facts));
 
-  std::vector<std::string> args = {options.bwrap_path,
-                                   "--unshare-user",
-                                   "--unshare-pid",
-                                   "--unshare-ipc",
-                                   "--unshare-uts",
-                                   "--unshare-cgroup-try"};
+  std::vector<std::string> args = {options.bwrap_path, "--unshare-user", "--unshare-pid",
+                                   "--unshare-ipc",    "--unshare-uts",  "--unshare-cgroup-try"};
   if (policy.network == Network::closed) args.push_back("--unshare-net");
   args.insert(args.end(), {"--new-session", "--die-with-parent", "--cap-drop", "ALL",
                            "--disable-userns", "--clearenv"});
@@ -227,7 +223,8 @@ std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts&
   builder.finish(symlinks);
 
   args.insert(args.end(), {"--chdir", facts.cwd.canonical});
-  if (options.seccomp_fd) args.insert(args.end(), {"--seccomp", std::to_string(*options.seccomp_fd)});
+  if (options.seccomp_fd)
+    args.insert(args.end(), {"--seccomp", std::to_string(*options.seccomp_fd)});
   args.push_back("--");
   args.insert(args.end(), command.begin(), command.end());
   return args;

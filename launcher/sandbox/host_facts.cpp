@@ -26,8 +26,8 @@ const PathFacts& HostFacts::at(const std::string& path) const {
 }
 
 bool is_inherited_env(std::string_view name) {
-  return name == "PATH" || name == "HOME" || name == "LANG" || name == "TERM" ||
-         name == "USER" || name.starts_with("LC_");
+  return name == "PATH" || name == "HOME" || name == "LANG" || name == "TERM" || name == "USER" ||
+         name.starts_with("LC_");
 }
 
 namespace {
@@ -49,7 +49,8 @@ std::optional<std::string> read_gitdir(const std::string& git_file) {
   const auto last = text.find_last_not_of(" \t\r\n");
   if (first == std::string::npos) return std::nullopt;
   text = text.substr(first, last - first + 1);
-  const std::string absolute = text.starts_with("/") ? text : join_path(parent_path(git_file), text);
+  const std::string absolute =
+      text.starts_with("/") ? text : join_path(parent_path(git_file), text);
   // A ".." in the gitdir is resolved by probe_path (against real
   // directories), not lexically.
   return absolute;
@@ -128,9 +129,9 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
   HostFacts facts;
   const auto absolute = [&](const std::filesystem::path& p) {
     const std::filesystem::path full = p.is_absolute() ? p : request.cwd / p;
-    // Lexical clean-up only: "." and empty components; ".." is left for
-    // probe_path to resolve against the real directories.
-    return full.lexically_normal().string();
+    // No lexical clean-up: probe_path drops "." and empty components and
+    // resolves ".." against the real directories, as the kernel does.
+    return full.string();
   };
   const auto probe = [&](const std::string& path) -> const PathFacts& {
     auto it = facts.paths.find(path);

@@ -33,9 +33,9 @@ struct SymlinkHop {
 };
 
 struct PathFacts {
-  std::string path;        // as asked: absolute, lexically normal
-  std::string canonical;   // symlinks resolved; for a missing path, the
-                           // canonical existing ancestor plus the rest
+  std::string path;       // as asked: absolute, lexically normal
+  std::string canonical;  // symlinks resolved; for a missing path, the
+                          // canonical existing ancestor plus the rest
   Kind kind = Kind::missing;
   std::string existing_ancestor;  // canonical; == canonical when it exists
   std::vector<SymlinkHop> symlinks;
@@ -49,7 +49,7 @@ struct PathFacts {
 struct HostFacts {
   PathFacts workspace;
   PathFacts cwd;
-  TokenValues tokens;                   // canonical
+  TokenValues tokens;                    // canonical
   std::vector<PathFacts> operator_dirs;  // ScopePaths::system_dir, config_dir
   // Every lexical path the rules and the builder ask about.
   std::map<std::string, PathFacts> paths;

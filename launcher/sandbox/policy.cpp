@@ -12,9 +12,12 @@ namespace holdfast::sandbox {
 
 std::string_view access_name(Access access) {
   switch (access) {
-    case Access::read: return "read";
-    case Access::write: return "write";
-    case Access::deny: return "deny";
+    case Access::read:
+      return "read";
+    case Access::write:
+      return "write";
+    case Access::deny:
+      return "deny";
   }
   return "deny";
 }
@@ -29,9 +32,12 @@ std::string_view unix_sockets_name(UnixSockets sockets) {
 
 std::string_view form_name(PolicyForm form) {
   switch (form) {
-    case PolicyForm::builtin_default: return "built-in default";
-    case PolicyForm::simple: return "simple";
-    case PolicyForm::split: return "split";
+    case PolicyForm::builtin_default:
+      return "built-in default";
+    case PolicyForm::simple:
+      return "simple";
+    case PolicyForm::split:
+      return "split";
   }
   return "split";
 }
@@ -57,7 +63,7 @@ std::vector<Entry> simple_entries(std::string_view form, std::optional<settings:
 }
 
 std::optional<settings::Scope> origin_of(const settings::Effective& effective,
-                                          const settings::KeyPath& path) {
+                                         const settings::KeyPath& path) {
   const auto it = effective.origins.find(settings::to_dotted(path));
   if (it == effective.origins.end()) return std::nullopt;
   return it->second;
@@ -200,8 +206,9 @@ Policy policy_from_settings(const settings::Effective& effective) {
     if (*it == "auto" || *it == "bwrap") {
       policy.backend = it->get<std::string>();
     } else {
-      refusals.push_back(malformed(where + ".backend", "",
-                                   "expected \"auto\" or \"bwrap\" (holdfast only uses bubblewrap)"));
+      refusals.push_back(
+          malformed(where + ".backend", "",
+                    "expected \"auto\" or \"bwrap\" (holdfast only uses bubblewrap)"));
     }
   }
   for (const auto& [key, value] : sandbox->items()) {
@@ -247,9 +254,10 @@ std::vector<std::string> expand_key(const Entry& entry, const TokenValues& token
     base = tokens.tmpdir;
   } else if (token == ":home") {
     if (tokens.home.empty()) {
-      throw Refused({Refusal{"home-unknown", key, entry.written,
-                             "the entry names the home directory but HOME is not set",
-                             "set HOME to an absolute path or write the entry as an absolute path"}});
+      throw Refused(
+          {Refusal{"home-unknown", key, entry.written,
+                   "the entry names the home directory but HOME is not set",
+                   "set HOME to an absolute path or write the entry as an absolute path"}});
     }
     base = tokens.home;
   } else {

@@ -36,9 +36,9 @@ std::string_view unix_sockets_name(UnixSockets sockets);
 std::string_view form_name(PolicyForm form);  // "built-in default", "simple", "split"
 
 struct Entry {
-  std::string key;      // normal form: "/abs", ":token" or ":token/rel"
+  std::string key;  // normal form: "/abs", ":token" or ":token/rel"
   Access access = Access::deny;
-  std::string written;  // the key as the operator wrote it (for messages)
+  std::string written;                    // the key as the operator wrote it (for messages)
   std::optional<settings::Scope> origin;  // nullopt: built in
 
   bool operator==(const Entry&) const = default;
@@ -62,7 +62,7 @@ struct Policy {
 inline constexpr std::string_view kTokens[] = {":root", ":minimal", ":workspace", ":tmpdir",
                                                ":home"};
 // What :minimal means; those that do not exist on the host are left out.
-inline constexpr std::string_view kMinimalDirs[] = {"/bin", "/sbin",   "/usr",    "/lib",
+inline constexpr std::string_view kMinimalDirs[] = {"/bin",   "/sbin",  "/usr",    "/lib",
                                                     "/lib32", "/lib64", "/libx32", "/etc"};
 
 // The policy when no operator scope sets tools.executionSandbox:

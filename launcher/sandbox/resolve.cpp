@@ -8,11 +8,16 @@ namespace holdfast::sandbox {
 
 std::string_view rule_source_name(RuleSource source) {
   switch (source) {
-    case RuleSource::entry: return "entry";
-    case RuleSource::protected_name: return "protected name";
-    case RuleSource::gitdir: return "gitdir of a protected .git file";
-    case RuleSource::operator_dir: return "operator settings directory";
-    case RuleSource::private_tmp: return "private /tmp";
+    case RuleSource::entry:
+      return "entry";
+    case RuleSource::protected_name:
+      return "protected name";
+    case RuleSource::gitdir:
+      return "gitdir of a protected .git file";
+    case RuleSource::operator_dir:
+      return "operator settings directory";
+    case RuleSource::private_tmp:
+      return "private /tmp";
   }
   return "entry";
 }
@@ -68,7 +73,8 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
   }
   for (const auto& dir : facts.operator_dirs) {
     if (resolve(rules, dir.canonical).access == Access::write) {
-      rules.push_back(Rule{dir.canonical, Access::read, RuleSource::operator_dir, dir.path, dir.kind});
+      rules.push_back(
+          Rule{dir.canonical, Access::read, RuleSource::operator_dir, dir.path, dir.kind});
     }
   }
   const bool tmp_named =

@@ -21,9 +21,7 @@ Policy split(std::vector<std::pair<std::string, Access>> entries) {
   return p;
 }
 
-Policy workspace_write() {
-  return split({{":root", Access::read}, {":workspace", Access::write}});
-}
+Policy workspace_write() { return split({{":root", Access::read}, {":workspace", Access::write}}); }
 
 // A host where /code is a plain workspace with no protected names.
 FakeHost code_host() {
@@ -48,8 +46,8 @@ std::vector<Refusal> refusals_for(const Policy& p, FakeHost& host) {
   return found;
 }
 
-void expect_one(const std::vector<Refusal>& found, const std::string& rule,
-                const std::string& path, const std::string& entry = "") {
+void expect_one(const std::vector<Refusal>& found, const std::string& rule, const std::string& path,
+                const std::string& entry = "") {
   ASSERT_EQ(found.size(), 1u) << (found.empty() ? "none" : found[0].to_string());
   EXPECT_EQ(found[0].rule, rule);
   EXPECT_EQ(found[0].path, path);
@@ -96,8 +94,8 @@ TEST(Admission, WorkspaceMustNotContainHome) {
 }
 
 TEST(Admission, WorkspaceMustNotOverlapSystemDirectories) {
-  for (const std::string ws : {"/usr/src/p", "/etc/x", "/proc/1", "/dev/shm", "/sys/fs",
-                               "/bin/x", "/sbin/x", "/lib/x", "/lib64/x"}) {
+  for (const std::string ws : {"/usr/src/p", "/etc/x", "/proc/1", "/dev/shm", "/sys/fs", "/bin/x",
+                               "/sbin/x", "/lib/x", "/lib64/x"}) {
     FakeHost host(ws, ws);
     host.dir(ws).missing(ws + "/.git", ws).missing(ws + "/.holdfast", ws);
     const auto found = refusals_for(workspace_write(), host);
@@ -142,7 +140,8 @@ TEST(Admission, CwdMustNotBeDenied) {
   auto host = code_host();
   host.dir("/code/secrets").cwd(FakeHost::make("/code/secrets", "/code/secrets", Kind::directory));
   auto p = workspace_write();
-  p = split({{":root", Access::read}, {":workspace", Access::write}, {"/code/secrets", Access::deny}});
+  p = split(
+      {{":root", Access::read}, {":workspace", Access::write}, {"/code/secrets", Access::deny}});
   expect_one(refusals_for(p, host), "cwd-denied", "/code/secrets");
 }
 
@@ -155,8 +154,11 @@ TEST(Admission, HomeTokenWithoutHome) {
 
 TEST(Admission, NoEntryInsideProcOrDev) {
   auto host = code_host();
-  host.dir("/dev/shm").missing("/dev/shm/.git", "/dev/shm").missing("/dev/shm/.holdfast", "/dev/shm");
-  expect_one(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+  host.dir("/dev/shm")
+      .missing("/dev/shm/.git", "/dev/shm")
+      .missing("/dev/shm/.holdfast", "/dev/shm");
+  expect_one(refusals_for(split({{":root", Access::read},
+                                 {":workspace", Access::write},
                                  {"/dev/shm", Access::write}}),
                           host),
              "entry-in-fresh-mount", "/dev/shm", "/dev/shm");
@@ -166,7 +168,8 @@ TEST(Admission, OperatorSettingsAreNeverWritable) {
   auto host = code_host();
   host.dir("/etc/holdfast").missing("/etc/holdfast/.git", "/etc/holdfast");
   host.missing("/etc/holdfast/.holdfast", "/etc/holdfast");
-  expect_one(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+  expect_one(refusals_for(split({{":root", Access::read},
+                                 {":workspace", Access::write},
                                  {"/etc/holdfast", Access::write}}),
                           host),
              "settings-dir-writable", "/etc/holdfast", "/etc/holdfast");
@@ -179,7 +182,8 @@ TEST(Admission, CarveOutThroughAWritableSymlink) {
   PathFacts f = FakeHost::make("/code/link/keys", "/data/keys", Kind::directory);
   f.symlinks = {{"/code/link", "/code"}};
   host.add(f);
-  expect_one(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+  expect_one(refusals_for(split({{":root", Access::read},
+                                 {":workspace", Access::write},
                                  {"/code/link/keys", Access::deny}}),
                           host),
              "carve-out-through-writable-symlink", "/code/link/keys", "/code/link/keys");
@@ -190,7 +194,8 @@ TEST(Admission, SymlinkInAReadOnlyDirectoryIsFine) {
   PathFacts f = FakeHost::make("/opt/link/keys", "/data/keys", Kind::directory);
   f.symlinks = {{"/opt/link", "/opt"}};
   host.add(f);
-  EXPECT_TRUE(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+  EXPECT_TRUE(refusals_for(split({{":root", Access::read},
+                                  {":workspace", Access::write},
                                   {"/opt/link/keys", Access::deny}}),
                            host)
                   .empty());
@@ -199,13 +204,15 @@ TEST(Admission, SymlinkInAReadOnlyDirectoryIsFine) {
 TEST(Admission, MissingCarveOutUnderAWritableRoot) {
   auto host = code_host();
   host.missing("/code/secrets", "/code");
-  expect_one(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+  expect_one(refusals_for(split({{":root", Access::read},
+                                 {":workspace", Access::write},
                                  {"/code/secrets", Access::deny}}),
                           host),
              "missing-carve-out-under-writable", "/code/secrets", "/code/secrets");
   // Missing under a read-only parent: nothing can create it; admitted.
   host.missing("/opt/secrets", "/opt");
-  EXPECT_TRUE(refusals_for(split({{":root", Access::read}, {":workspace", Access::write},
+  EXPECT_TRUE(refusals_for(split({{":root", Access::read},
+                                  {":workspace", Access::write},
                                   {"/opt/secrets", Access::deny}}),
                            host)
                   .empty());

@@ -25,8 +25,8 @@ Policy split(std::vector<std::pair<std::string, Access>> entries,
 }
 
 Args head(bool network_closed = true) {
-  Args a = {"bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try"};
+  Args a = {"bwrap",         "--unshare-user", "--unshare-pid",
+            "--unshare-ipc", "--unshare-uts",  "--unshare-cgroup-try"};
   if (network_closed) a.push_back("--unshare-net");
   a.insert(a.end(), {"--new-session", "--die-with-parent", "--cap-drop", "ALL", "--disable-userns",
                      "--clearenv", "--setenv", "HOME", "/home/u", "--setenv", "PATH",
@@ -137,29 +137,77 @@ TEST(BwrapArgs, SymlinkedWorkspaceIsBoundAndEnteredAtItsCanonicalPath) {
   PathFacts cwd = FakeHost::make("/home/u/ws/sub", "/data/ws/sub", Kind::directory);
   cwd.symlinks = ws.symlinks;
   host.workspace(ws).cwd(cwd);
-  host.dir("/data/ws").missing("/data/ws/.git", "/data/ws").missing("/data/ws/.holdfast", "/data/ws");
+  host.dir("/data/ws")
+      .missing("/data/ws/.git", "/data/ws")
+      .missing("/data/ws/.holdfast", "/data/ws");
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
-  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"pwd"}, kOptions),
-              cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                    "--bind", "/data/ws", "/data/ws", "--perms", "0555", "--tmpfs",
-                    "/data/ws/.git", "--perms", "0555", "--tmpfs", "/data/ws/.holdfast",
-                    "--remount-ro", "/data/ws/.git", "--remount-ro", "/data/ws/.holdfast",
-                    "--chdir", "/data/ws/sub", "--", "pwd"}}));
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"pwd"}, kOptions), cat({head(),
+                                                                         {"--ro-bind",
+                                                                          "/",
+                                                                          "/",
+                                                                          "--dev",
+                                                                          "/dev",
+                                                                          "--proc",
+                                                                          "/proc",
+                                                                          "--tmpfs",
+                                                                          "/tmp",
+                                                                          "--bind",
+                                                                          "/data/ws",
+                                                                          "/data/ws",
+                                                                          "--perms",
+                                                                          "0555",
+                                                                          "--tmpfs",
+                                                                          "/data/ws/.git",
+                                                                          "--perms",
+                                                                          "0555",
+                                                                          "--tmpfs",
+                                                                          "/data/ws/.holdfast",
+                                                                          "--remount-ro",
+                                                                          "/data/ws/.git",
+                                                                          "--remount-ro",
+                                                                          "/data/ws/.holdfast",
+                                                                          "--chdir",
+                                                                          "/data/ws/sub",
+                                                                          "--",
+                                                                          "pwd"}}));
 }
 
 TEST(BwrapArgs, DeniedFileBecomesAnEmptyUnreadableFile) {
   auto host = code_host();
   host.file("/code/.env");
-  const Policy p =
-      split({{":root", Access::read}, {":workspace", Access::write}, {":workspace/.env", Access::deny}});
-  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
-              cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/code",
-                    "/code", "--tmpfs", "/tmp", "--perms", "0000", "--ro-bind-data", "9",
-                    "/code/.env", "--ro-bind", "/code/.git", "/code/.git", "--perms", "0555",
-                    "--tmpfs", "/code/.holdfast", "--remount-ro", "/code/.holdfast", "--chdir",
-                    "/code", "--", "sh"}}));
+  const Policy p = split(
+      {{":root", Access::read}, {":workspace", Access::write}, {":workspace/.env", Access::deny}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions), cat({head(),
+                                                                        {"--ro-bind",
+                                                                         "/",
+                                                                         "/",
+                                                                         "--dev",
+                                                                         "/dev",
+                                                                         "--proc",
+                                                                         "/proc",
+                                                                         "--bind",
+                                                                         "/code",
+                                                                         "/code",
+                                                                         "--tmpfs",
+                                                                         "/tmp",
+                                                                         "--perms",
+                                                                         "0000",
+                                                                         "--ro-bind-data",
+                                                                         "9",
+                                                                         "/code/.env",
+                                                                         "--ro-bind",
+                                                                         "/code/.git",
+                                                                         "/code/.git",
+                                                                         "--perms",
+                                                                         "0555",
+                                                                         "--tmpfs",
+                                                                         "/code/.holdfast",
+                                                                         "--remount-ro",
+                                                                         "/code/.holdfast",
+                                                                         "--chdir",
+                                                                         "/code",
+                                                                         "--",
+                                                                         "sh"}}));
   EXPECT_TRUE(needs_empty_file_fd(p, host.facts()));
   EXPECT_THROW(build_bwrap_args(p, host.facts(), {"sh"}, {}), std::invalid_argument);
 }
@@ -170,17 +218,17 @@ TEST(BwrapArgs, DenyOnAnAncestorOfAWritableRoot) {
   host.missing("/home/u/code/.holdfast", "/home/u/code");
   const Policy p =
       split({{":root", Access::read}, {"/home", Access::deny}, {":workspace", Access::write}});
-  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
-              cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                    // the deny goes first and stays traversable only
-                    "--perms", "0111", "--tmpfs", "/home", "--tmpfs", "/tmp",
-                    // the path to the writable root is recreated inside it
-                    "--perms", "0111", "--dir", "/home/u", "--bind", "/home/u/code",
-                    "/home/u/code", "--perms", "0555", "--tmpfs", "/home/u/code/.git", "--perms",
-                    "0555", "--tmpfs", "/home/u/code/.holdfast", "--remount-ro", "/home",
-                    "--remount-ro", "/home/u/code/.git", "--remount-ro", "/home/u/code/.holdfast",
-                    "--chdir", "/home/u/code", "--", "sh"}}));
+  EXPECT_ARGV(
+      build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+      cat({head(),
+           {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            // the deny goes first and stays traversable only
+            "--perms", "0111", "--tmpfs", "/home", "--tmpfs", "/tmp",
+            // the path to the writable root is recreated inside it
+            "--perms", "0111", "--dir", "/home/u", "--bind", "/home/u/code", "/home/u/code",
+            "--perms", "0555", "--tmpfs", "/home/u/code/.git", "--perms", "0555", "--tmpfs",
+            "/home/u/code/.holdfast", "--remount-ro", "/home", "--remount-ro", "/home/u/code/.git",
+            "--remount-ro", "/home/u/code/.holdfast", "--chdir", "/home/u/code", "--", "sh"}}));
 }
 
 TEST(BwrapArgs, GitWorktreeFileProtectsItsGitdir) {
@@ -190,19 +238,41 @@ TEST(BwrapArgs, GitWorktreeFileProtectsItsGitdir) {
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
   EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
               cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/code",
-                    "/code", "--tmpfs", "/tmp", "--ro-bind", "/code/.git", "/code/.git", "--perms",
-                    "0555", "--tmpfs", "/code/.holdfast", "--ro-bind",
-                    "/code/.repo/worktrees/main", "/code/.repo/worktrees/main", "--remount-ro",
-                    "/code/.holdfast", "--chdir", "/code", "--", "sh"}}));
+                   {"--ro-bind",
+                    "/",
+                    "/",
+                    "--dev",
+                    "/dev",
+                    "--proc",
+                    "/proc",
+                    "--bind",
+                    "/code",
+                    "/code",
+                    "--tmpfs",
+                    "/tmp",
+                    "--ro-bind",
+                    "/code/.git",
+                    "/code/.git",
+                    "--perms",
+                    "0555",
+                    "--tmpfs",
+                    "/code/.holdfast",
+                    "--ro-bind",
+                    "/code/.repo/worktrees/main",
+                    "/code/.repo/worktrees/main",
+                    "--remount-ro",
+                    "/code/.holdfast",
+                    "--chdir",
+                    "/code",
+                    "--",
+                    "sh"}}));
 }
 
 TEST(BwrapArgs, ExplicitWriteOnAProtectedNameIsHonoured) {
   auto host = code_host();
   host.missing("/code/.git/.git", "/code/.git").missing("/code/.git/.holdfast", "/code/.git");
-  const Policy p = split({{":root", Access::read},
-                          {":workspace", Access::write},
-                          {":workspace/.git", Access::write}});
+  const Policy p = split(
+      {{":root", Access::read}, {":workspace", Access::write}, {":workspace/.git", Access::write}});
   const Args args = build_bwrap_args(p, host.facts(), {"sh"}, kOptions);
   // No read-only bind of /code/.git: it is inside the writable /code bind.
   for (std::size_t i = 0; i + 1 < args.size(); ++i) {
@@ -225,39 +295,120 @@ TEST(BwrapArgs, EmptyRootWithMinimalSystemDirectories) {
   EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
               cat({head(),
                    {// no base bind: bubblewrap's empty root
-                    "--dev", "/dev", "--proc", "/proc", "--bind", "/code", "/code", "--ro-bind",
-                    "/etc", "/etc", "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr", "--perms",
-                    "0555", "--tmpfs", "/code/.git", "--perms", "0555", "--tmpfs",
-                    "/code/.holdfast", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib",
-                    "/lib", "--chmod", "0111", "/", "--remount-ro", "/code/.git", "--remount-ro",
-                    "/code/.holdfast", "--remount-ro", "/", "--chdir", "/code", "--", "sh"}}));
+                    "--dev",
+                    "/dev",
+                    "--proc",
+                    "/proc",
+                    "--bind",
+                    "/code",
+                    "/code",
+                    "--ro-bind",
+                    "/etc",
+                    "/etc",
+                    "--tmpfs",
+                    "/tmp",
+                    "--ro-bind",
+                    "/usr",
+                    "/usr",
+                    "--perms",
+                    "0555",
+                    "--tmpfs",
+                    "/code/.git",
+                    "--perms",
+                    "0555",
+                    "--tmpfs",
+                    "/code/.holdfast",
+                    "--symlink",
+                    "usr/bin",
+                    "/bin",
+                    "--symlink",
+                    "usr/lib",
+                    "/lib",
+                    "--chmod",
+                    "0111",
+                    "/",
+                    "--remount-ro",
+                    "/code/.git",
+                    "--remount-ro",
+                    "/code/.holdfast",
+                    "--remount-ro",
+                    "/",
+                    "--chdir",
+                    "/code",
+                    "--",
+                    "sh"}}));
 }
 
 TEST(BwrapArgs, EmptyRootRecreatesTheWayToADeepWorkspace) {
   FakeHost host("/srv/a/code", "/srv/a/code");
   host.dir("/srv/a/code").dir("/srv/a/code/.git").dir("/srv/a/code/.holdfast");
   const Policy p = split({{":workspace", Access::write}});
-  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
-              cat({head(),
-                   {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--perms", "0111",
-                    "--dir", "/srv", "--perms", "0111", "--dir", "/srv/a", "--bind",
-                    "/srv/a/code", "/srv/a/code", "--ro-bind", "/srv/a/code/.git",
-                    "/srv/a/code/.git", "--ro-bind", "/srv/a/code/.holdfast",
-                    "/srv/a/code/.holdfast", "--chmod", "0111", "/", "--remount-ro", "/",
-                    "--chdir", "/srv/a/code", "--", "sh"}}));
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions), cat({head(),
+                                                                        {"--dev",
+                                                                         "/dev",
+                                                                         "--proc",
+                                                                         "/proc",
+                                                                         "--tmpfs",
+                                                                         "/tmp",
+                                                                         "--perms",
+                                                                         "0111",
+                                                                         "--dir",
+                                                                         "/srv",
+                                                                         "--perms",
+                                                                         "0111",
+                                                                         "--dir",
+                                                                         "/srv/a",
+                                                                         "--bind",
+                                                                         "/srv/a/code",
+                                                                         "/srv/a/code",
+                                                                         "--ro-bind",
+                                                                         "/srv/a/code/.git",
+                                                                         "/srv/a/code/.git",
+                                                                         "--ro-bind",
+                                                                         "/srv/a/code/.holdfast",
+                                                                         "/srv/a/code/.holdfast",
+                                                                         "--chmod",
+                                                                         "0111",
+                                                                         "/",
+                                                                         "--remount-ro",
+                                                                         "/",
+                                                                         "--chdir",
+                                                                         "/srv/a/code",
+                                                                         "--",
+                                                                         "sh"}}));
 }
 
 TEST(BwrapArgs, WorkspaceUnderTmpIsBoundOverThePrivateTmp) {
   FakeHost host("/tmp/p/code", "/tmp/p/code");
   host.dir("/tmp/p/code").dir("/tmp/p/code/.git").dir("/tmp/p/code/.holdfast");
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
-  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
-              cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                    "--perms", "0111", "--dir", "/tmp/p", "--bind", "/tmp/p/code", "/tmp/p/code",
-                    "--ro-bind", "/tmp/p/code/.git", "/tmp/p/code/.git", "--ro-bind",
-                    "/tmp/p/code/.holdfast", "/tmp/p/code/.holdfast", "--chdir", "/tmp/p/code",
-                    "--", "sh"}}));
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions), cat({head(),
+                                                                        {"--ro-bind",
+                                                                         "/",
+                                                                         "/",
+                                                                         "--dev",
+                                                                         "/dev",
+                                                                         "--proc",
+                                                                         "/proc",
+                                                                         "--tmpfs",
+                                                                         "/tmp",
+                                                                         "--perms",
+                                                                         "0111",
+                                                                         "--dir",
+                                                                         "/tmp/p",
+                                                                         "--bind",
+                                                                         "/tmp/p/code",
+                                                                         "/tmp/p/code",
+                                                                         "--ro-bind",
+                                                                         "/tmp/p/code/.git",
+                                                                         "/tmp/p/code/.git",
+                                                                         "--ro-bind",
+                                                                         "/tmp/p/code/.holdfast",
+                                                                         "/tmp/p/code/.holdfast",
+                                                                         "--chdir",
+                                                                         "/tmp/p/code",
+                                                                         "--",
+                                                                         "sh"}}));
 }
 
 TEST(BwrapArgs, WritableHomeKeepsTheUserSettingsDirectoryReadOnly) {
@@ -288,8 +439,9 @@ TEST(BwrapArgs, SeccompFdAndBwrapPathAreEmitted) {
 
 TEST(BwrapArgs, EnvironmentIsAnAllowList) {
   auto host = code_host();
-  host.facts().environment = {{"PATH", "/p"}, {"SSH_AUTH_SOCK", "/s"}, {"LC_ALL", "C"},
-                              {"AWS_SECRET_ACCESS_KEY", "x"}, {"USER", "u"}, {"LANG", "C.UTF-8"},
+  host.facts().environment = {{"PATH", "/p"},        {"SSH_AUTH_SOCK", "/s"},
+                              {"LC_ALL", "C"},       {"AWS_SECRET_ACCESS_KEY", "x"},
+                              {"USER", "u"},         {"LANG", "C.UTF-8"},
                               {"TMPDIR", "/var/tmp"}};
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
   const Args args = build_bwrap_args(p, host.facts(), {"env"}, kOptions);

@@ -6,20 +6,20 @@
 // HOLDFAST_DIFF_COUNT (default 200 admitted policies). Policy i uses seed
 // SEED + i; a mismatch names that seed, the policy, the tree and the argv.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <gtest/gtest.h>
 #include <random>
 #include <set>
 #include <sstream>
 
+#include "fake_facts.hpp"
 #include "launcher/sandbox/admission.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/resolve.hpp"
-#include "fake_facts.hpp"
 #include "run_process.hpp"
 
 namespace holdfast::sandbox {
@@ -76,10 +76,20 @@ Policy make_policy(std::mt19937_64& rng, const std::vector<Node>& nodes, const s
   // Mostly a readable workspace (the command starts there; a denied cwd
   // is refused), sometimes none or a denied one.
   switch (rng() % 8) {
-    case 0: case 1: case 2: entries[":workspace"] = Access::write; break;
-    case 3: case 4: entries[":workspace"] = Access::read; break;
-    case 5: entries[":workspace"] = Access::deny; break;
-    default: break;
+    case 0:
+    case 1:
+    case 2:
+      entries[":workspace"] = Access::write;
+      break;
+    case 3:
+    case 4:
+      entries[":workspace"] = Access::read;
+      break;
+    case 5:
+      entries[":workspace"] = Access::deny;
+      break;
+    default:
+      break;
   }
   const int extra = static_cast<int>(1 + rng() % 6);
   for (int i = 0; i < extra; ++i) {
@@ -134,9 +144,10 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
     const std::string root = base + "/t" + std::to_string(i);
     const auto nodes = make_tree(rng, root);
     const Policy policy = make_policy(rng, nodes, root, probe);
-    FactsRequest request{root, root, scope_paths, base + "/home", "/tmp",
-                         std::vector<std::pair<std::string, std::string>>{
-                             {"PATH", "/usr/bin:/bin"}}};
+    FactsRequest request{
+        root,        root,
+        scope_paths, base + "/home",
+        "/tmp",      std::vector<std::pair<std::string, std::string>>{{"PATH", "/usr/bin:/bin"}}};
     const HostFacts facts = gather_host_facts(policy, request);
     if (const auto refusals = check_admission(policy, facts); !refusals.empty()) {
       // Only a denied workspace (the cwd) is expected here: the trees have
@@ -213,8 +224,7 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
   EXPECT_GE(admitted, wanted) << "too many refused policies: " << refused;
   std::printf("differential: %llu policies, %llu refused, %llu paths probed, seed %llu\n",
               static_cast<unsigned long long>(admitted), static_cast<unsigned long long>(refused),
-              static_cast<unsigned long long>(probed_paths),
-              static_cast<unsigned long long>(seed));
+              static_cast<unsigned long long>(probed_paths), static_cast<unsigned long long>(seed));
 }
 
 }  // namespace

@@ -26,9 +26,9 @@ class FakeHost {
     facts_.tokens.tmpdir = "/tmp";
     facts_.workspace = make(workspace, workspace, Kind::directory);
     facts_.cwd = make(cwd, cwd, Kind::directory);
-    facts_.operator_dirs = {make("/etc/holdfast", "/etc/holdfast", Kind::directory),
-                            make("/home/u/.config/holdfast", "/home/u/.config/holdfast",
-                                 Kind::missing, "/home/u")};
+    facts_.operator_dirs = {
+        make("/etc/holdfast", "/etc/holdfast", Kind::directory),
+        make("/home/u/.config/holdfast", "/home/u/.config/holdfast", Kind::missing, "/home/u")};
     facts_.environment = {{"PATH", "/usr/bin:/bin"}, {"HOME", "/home/u"}, {"TERM", "xterm"}};
     dir("/");
   }
@@ -43,8 +43,8 @@ class FakeHost {
   FakeHost& symlink_dir(const std::string& path, const std::string& raw_target,
                         const std::string& canonical) {
     PathFacts f = make(path, canonical, Kind::directory);
-    f.symlinks = {{path, path.substr(0, path.rfind('/')).empty() ? "/"
-                                                                  : path.substr(0, path.rfind('/'))}};
+    f.symlinks = {
+        {path, path.substr(0, path.rfind('/')).empty() ? "/" : path.substr(0, path.rfind('/'))}};
     f.link_target = raw_target;
     return add(f);
   }

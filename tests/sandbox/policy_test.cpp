@@ -79,12 +79,13 @@ TEST(Policy, DifferentPoliciesHaveDifferentDigests) {
   const Policy a = policy_from_settings(effective_with({{"filesystem", "read-only"}}));
   const Policy b =
       policy_from_settings(effective_with({{"filesystem", "read-only"}, {"network", "open"}}));
-  const Policy c = policy_from_settings(
-      effective_with({{"filesystem", "read-only"}, {"unixSockets", "deny"}}));
+  const Policy c =
+      policy_from_settings(effective_with({{"filesystem", "read-only"}, {"unixSockets", "deny"}}));
   EXPECT_NE(policy_digest(a), policy_digest(b));
   EXPECT_NE(policy_digest(a), policy_digest(c));
-  EXPECT_EQ(canonical_text(c),
-            R"({"filesystem":{":root":"read",":workspace":"read"},"network":"closed","unixSockets":"deny"})");
+  EXPECT_EQ(
+      canonical_text(c),
+      R"({"filesystem":{":root":"read",":workspace":"read"},"network":"closed","unixSockets":"deny"})");
 }
 
 TEST(Policy, SplitFormNormalisesKeysAndAccess) {
@@ -111,9 +112,13 @@ TEST(Policy, SplitFormNormalisesKeysAndAccess) {
 }
 
 TEST(Policy, TwoSpellingsOfOnePathTieDenyOverWriteOverRead) {
-  const Policy p = policy_from_settings(
-      effective_with({{"filesystem", {{"/a", "read"}, {"/a/", "write"}, {"/b", "deny"},
-                                      {"/b/", "write"}, {"/c/", "read"}, {"/c//", "write"}}}}));
+  const Policy p = policy_from_settings(effective_with({{"filesystem",
+                                                         {{"/a", "read"},
+                                                          {"/a/", "write"},
+                                                          {"/b", "deny"},
+                                                          {"/b/", "write"},
+                                                          {"/c/", "read"},
+                                                          {"/c//", "write"}}}}));
   EXPECT_EQ(fs_json(p), R"({"/a":"write","/b":"deny","/c":"write"})");
 }
 
@@ -126,8 +131,10 @@ TEST(Policy, PartialOperatorPolicyTakesDefaultsNeverOpen) {
 
 TEST(Policy, MalformedEntriesAreRefusedNamingTheEntry) {
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"relative/path", "absolute"},      {":nosuch", "unknown token :nosuch"},
-      {"/a/../b", "\"..\""},              {"~bob/x", "~user"},
+      {"relative/path", "absolute"},
+      {":nosuch", "unknown token :nosuch"},
+      {"/a/../b", "\"..\""},
+      {"~bob/x", "~user"},
       {":minimal/x", "takes no sub-path"}};
   for (const auto& [key, why] : bad) {
     try {
@@ -145,14 +152,10 @@ TEST(Policy, MalformedEntriesAreRefusedNamingTheEntry) {
 
 TEST(Policy, WrongTypesAndValuesAreRefusedNotDefaulted) {
   const std::vector<nlohmann::json> bad = {
-      nlohmann::json::array(),
-      {{"filesystem", "everything"}},
-      {{"filesystem", 3}},
-      {{"filesystem", {{"/a", "rw"}}}},
-      {{"network", "partly"}},
-      {{"unixSockets", true}},
-      {{"backend", "landlock"}},
-      {{"surprise", 1}}};
+      nlohmann::json::array(),   {{"filesystem", "everything"}},
+      {{"filesystem", 3}},       {{"filesystem", {{"/a", "rw"}}}},
+      {{"network", "partly"}},   {{"unixSockets", true}},
+      {{"backend", "landlock"}}, {{"surprise", 1}}};
   for (const auto& sandbox : bad) {
     EXPECT_THROW(policy_from_settings(effective_with(sandbox)), Refused) << sandbox.dump();
   }

@@ -12,10 +12,9 @@ Rule rule(std::string path, Access access) {
 }
 
 TEST(Resolve, LongestMatchWins) {
-  const std::vector<Rule> rules = {rule("/", Access::read), rule("/code", Access::write),
-                                   rule("/code/.git", Access::read),
-                                   rule("/code/secrets", Access::deny),
-                                   rule("/code/secrets/tmp", Access::write)};
+  const std::vector<Rule> rules = {
+      rule("/", Access::read), rule("/code", Access::write), rule("/code/.git", Access::read),
+      rule("/code/secrets", Access::deny), rule("/code/secrets/tmp", Access::write)};
   EXPECT_EQ(resolve(rules, "/etc/passwd").access, Access::read);
   EXPECT_EQ(resolve(rules, "/code").access, Access::write);
   EXPECT_EQ(resolve(rules, "/code/src/main.cpp").access, Access::write);
