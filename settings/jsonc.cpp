@@ -46,6 +46,8 @@ class LocationScanner {
   LocationScanner(std::string_view text, LocationIndex& index) : text_(text), index_(index) {}
 
   void scan() {
+    // nlohmann skips a UTF-8 byte order mark; so must the locations.
+    if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
     skip_ws();
     value("");
   }

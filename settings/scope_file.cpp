@@ -21,7 +21,9 @@ ScopeFile read_scope_file(Scope scope, const std::filesystem::path& path) {
   file.scope = scope;
   file.path = path;
   file.document = nlohmann::json::object();
-  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // O_NONBLOCK: a FIFO planted at the path must be refused below, not
+  // block the reader forever in open(); it changes nothing for a regular file.
+  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (raw < 0) {
     if (errno == ENOENT) return file;
     throw_errno("cannot open settings file", path);

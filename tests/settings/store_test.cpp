@@ -3,6 +3,9 @@
 #include "settings/store.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/settings/test_support.hpp"
 
@@ -160,6 +163,44 @@ TEST(Store, ScopePathsFromEnvironment) {
   EXPECT_EQ(scope_paths_from_environment(fs::path("/p")).system_dir, "/etc/holdfast");
   ::unsetenv("HOLDFAST_CONFIG_DIR");
   if (home != nullptr) ::setenv("HOME", saved_home.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace holdfast::settings
+
+namespace holdfast::settings {
+namespace {
+
+// A FIFO (or any non-regular file) at a settings path is refused at once,
+// not waited on: a reader must never hang on a planted FIFO. The alarm only
+// turns a hang into a failure.
+TEST(Store, FifoAtTheSettingsPathIsRefusedWithoutBlocking) {
+  testing::TempDir dir;
+  const auto path = dir / "settings.json";
+  ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
+  const int code = testing::run_in_child([&] {
+    ::alarm(10);
+    try {
+      (void)read_scope_file(Scope::system, path);
+      return 1;
+    } catch (const SystemError& e) {
+      return std::string(e.what()).find("not a regular file") != std::string::npos ? 0 : 2;
+    }
+  });
+  EXPECT_EQ(code, 0) << (code == -SIGALRM ? "read_scope_file blocked on the FIFO" : "");
+}
+
+// Editors on some systems start files with a UTF-8 byte order mark; the
+// document is read and its values are still located.
+TEST(Store, ByteOrderMarkIsAcceptedAndLocationsKept) {
+  testing::TempDir dir;
+  const auto path = dir / "settings.json";
+  testing::write_file(path, "\xEF\xBB\xBF{\n  \"security\": {\"allowUnconfined\": 1}\n}\n");
+  const ScopeFile file = read_scope_file(Scope::system, path);
+  ASSERT_EQ(file.diagnostics.size(), 1U);
+  EXPECT_EQ(file.diagnostics[0].key_path, "security.allowUnconfined");
+  EXPECT_EQ(file.diagnostics[0].location.line, 2);
+  EXPECT_EQ(file.diagnostics[0].location.column, 35);
 }
 
 }  // namespace
