@@ -4,6 +4,8 @@
 #include <cctype>
 #include <vector>
 
+#include "settings/key_path.hpp"
+
 namespace holdfast::settings {
 
 namespace {
@@ -23,21 +25,6 @@ std::size_t skip_string(std::string_view text, std::size_t open) {
     ++i;
   }
   return text.size();
-}
-
-// Escapes a key for use in a JSON pointer (RFC 6901).
-std::string pointer_escape(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 // Walks normalised, already-valid JSON and records where each value starts.

@@ -63,20 +63,23 @@ std::string to_dotted(const KeyPath& path) {
   return out;
 }
 
-std::string to_pointer(const KeyPath& path) {
+std::string pointer_escape(std::string_view key) {
   std::string out;
-  for (const auto& segment : path) {
-    out += '/';
-    for (char c : segment) {
-      if (c == '~') {
-        out += "~0";
-      } else if (c == '/') {
-        out += "~1";
-      } else {
-        out += c;
-      }
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
     }
   }
+  return out;
+}
+
+std::string to_pointer(const KeyPath& path) {
+  std::string out;
+  for (const auto& segment : path) out += "/" + pointer_escape(segment);
   return out;
 }
 

@@ -20,6 +20,8 @@ KeyPath parse_key_path(std::string_view text);
 // Dotted spelling, escaping dots inside keys.
 std::string to_dotted(const KeyPath& path);
 std::string to_pointer(const KeyPath& path);
+// One key escaped for a JSON pointer (RFC 6901: "~" → "~0", "/" → "~1").
+std::string pointer_escape(std::string_view key);
 // Converts a JSON pointer as produced by nlohmann (flatten, diff) to dotted.
 std::string pointer_to_dotted(std::string_view pointer);
 

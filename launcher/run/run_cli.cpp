@@ -33,8 +33,25 @@ struct RunOptions {
   bool dry_run = false;
   bool explain = false;
   double timeout_seconds = 0;
+  std::string save_seccomp;
   std::vector<std::string> command;
 };
+
+// Copies the sealed BPF program out (pread: the memfd's offset stays at 0).
+void save_seccomp_program(int memfd, const std::string& file) {
+  std::string program;
+  char buffer[8192];
+  for (off_t offset = 0;;) {
+    const ssize_t n = ::pread(memfd, buffer, sizeof buffer, offset);
+    if (n < 0) settings::throw_errno("cannot read the seccomp program for", file);
+    if (n == 0) break;
+    program.append(buffer, static_cast<std::size_t>(n));
+    offset += n;
+  }
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << program;
+  if (!out) throw settings::SystemError("cannot write", file, errno);
+}
 
 // The caller's logical cwd: $PWD when it names the current directory (it
 // may be a symlinked alias, which the sandbox resolves), else getcwd().
@@ -151,6 +168,13 @@ int run(const RunOptions& options) {
         "default would apply). Set a policy, e.g. holdfast settings set --scope user "
         "tools.executionSandbox '{\"filesystem\": \"workspace-write\", \"network\": \"closed\"}'");
   }
+  if (!options.save_seccomp.empty()) {
+    try {
+      save_seccomp_program(plan.seccomp_fd.get(), options.save_seccomp);
+    } catch (const settings::SystemError& e) {
+      return refuse(e.what());
+    }
+  }
   if (options.explain) std::cout << describe_explanation(plan);
   if (options.dry_run) {
     for (const auto& arg : plan.argv) std::cout << arg << "\n";
@@ -226,6 +250,9 @@ CLI::App* add_run_cli(CLI::App& app, int& exit_code) {
   run_cmd->add_flag("--explain", options->explain,
                     "Explain the policy: each part and the scope it came from, what is "
                     "writable, what is denied, the network, the seccomp filter; do not run");
+  run_cmd->add_option("--save-seccomp", options->save_seccomp,
+                      "With --dry-run: write the compiled seccomp program (BPF) to this file, "
+                      "to start bwrap by hand with --seccomp 3 3<FILE");
   run_cmd->add_option("--timeout", options->timeout_seconds,
                       "Stop the command after this many seconds (SIGTERM, then SIGKILL); exit 124")
       ->check(CLI::PositiveNumber);
