@@ -1,5 +1,7 @@
 #include "launcher/sandbox/admission.hpp"
 
+#include <algorithm>
+
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/resolve.hpp"
 
@@ -119,6 +121,51 @@ void check_entries(const Policy& policy, const HostFacts& facts, std::vector<Ref
                      "replace the symlink with a gitdir: file or a real directory, or make " +
                          rule.entry + " read-only"});
     }
+  }
+  // Paths read again after this launch must not go through a symlink the
+  // command could retarget.
+  const auto trusted_path = [&](const PathFacts& f, const std::string& what,
+                                const std::string& entry) {
+    for (const auto& hop : f.symlinks) {
+      if (resolve(rules, hop.parent).access != Access::write) continue;
+      out.push_back({"trusted-path-through-writable-symlink", f.path, entry,
+                     what + " goes through the symlink " + hop.link +
+                         ", which lies in a writable directory: the command could retarget it "
+                         "and choose what is read there next time",
+                     "replace the symlink with the real directory (" + f.canonical + "), or make " +
+                         hop.parent + " read-only"});
+      return;
+    }
+  };
+  for (const auto& dir : facts.operator_dirs) {
+    trusted_path(dir, "holdfast's operator settings directory", "");
+  }
+  for (const auto& rule : rules) {
+    if (rule.source != RuleSource::protected_name) continue;
+    if (const auto& gitdir = facts.at(rule.path).gitdir) {
+      trusted_path(facts.at(*gitdir), "the gitdir of the protected " + rule.path, rule.entry);
+    }
+  }
+  // A missing protected path under a writable parent is kept from being
+  // created by an empty read-only directory mounted there; bubblewrap can
+  // create that mount point, but not a missing directory above it that must
+  // also be pinned (it resolves bind sources before mounting anything).
+  for (const auto& rule : rules) {
+    if (rule.source != RuleSource::operator_dir && rule.source != RuleSource::gitdir) continue;
+    if (rule.kind != Kind::missing) continue;
+    const PathFacts& f =
+        rule.source == RuleSource::gitdir
+            ? facts.at(rule.entry)
+            : *std::find_if(facts.operator_dirs.begin(), facts.operator_dirs.end(),
+                            [&](const PathFacts& d) { return d.canonical == rule.path; });
+    if (f.existing_ancestor == parent_path(f.canonical)) continue;
+    out.push_back(
+        {"trusted-path-missing-under-writable", rule.path, rule.entry,
+         std::string(rule.source == RuleSource::gitdir ? "the gitdir of a protected .git file"
+                                                       : "holdfast's operator settings directory") +
+             " does not exist, nor does its parent, and " + f.existing_ancestor +
+             " is writable: the sandboxed command could create it",
+         "create it (mkdir -p " + rule.path + ") or make " + f.existing_ancestor + " read-only"});
   }
   if (resolve(rules, facts.cwd.canonical).access == Access::deny && facts.cwd.exists()) {
     out.push_back({"cwd-denied", facts.cwd.canonical, "",

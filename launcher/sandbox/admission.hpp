@@ -11,7 +11,11 @@
 // reached through a symlink in a writable directory (the link could be
 // retargeted from inside); no missing read/deny carve-out under a writable
 // directory (it could be created from inside); no protected name (.git,
-// .holdfast) that is a symlink in a writable root.
+// .holdfast) that is a symlink in a writable root; no operator settings
+// directory or protected gitdir reached through a symlink in a writable
+// directory (the next launch, or git, would follow a retargeted link); no
+// missing operator settings directory or gitdir whose parent is missing too
+// under a writable directory (its ancestors could not be pinned).
 #pragma once
 
 #include <vector>

@@ -65,14 +65,27 @@ class Builder {
     add({"--dev", "/dev", "--proc", "/proc"});
     made_ = {"/", "/dev", "/proc"};
 
-    std::vector<const Rule*> ordered;
+    // Rules and pins, shallow to deep: a mount only ever lands below the
+    // mounts made before it, never on top of one.
+    const std::set<std::string> pins = pins_needed();
+    std::vector<std::pair<std::string, const Rule*>> ordered;
     for (const auto& [path, rule] : rules_) {
-      if (path != "/") ordered.push_back(&rule);
+      if (path != "/" && !pins.contains(path)) ordered.emplace_back(path, &rule);
     }
-    std::stable_sort(ordered.begin(), ordered.end(), [](const Rule* a, const Rule* b) {
-      return path_depth(a->path) < path_depth(b->path);
+    for (const auto& pin : pins) ordered.emplace_back(pin, nullptr);
+    std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+      const auto da = path_depth(a.first);
+      const auto db = path_depth(b.first);
+      return da != db ? da < db : a.first < b.first;
     });
-    for (const Rule* rule : ordered) mount(*rule);
+    for (const auto& [path, rule] : ordered) {
+      if (rule == nullptr) {
+        add({"--bind", path, path});
+        made_.insert(path);
+      } else {
+        mount(*rule);
+      }
+    }
   }
 
   void finish(const std::vector<std::pair<std::string, std::string>>& symlinks) {
@@ -104,6 +117,40 @@ class Builder {
     for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
       if (made_.insert(*it).second) add({"--perms", "0111", "--dir", *it});
     }
+  }
+
+  // Does `rule` produce a mount of its own (see mount())?
+  bool emits(const Rule& rule) const {
+    if (rule.path == "/") return !root_masked_;
+    if (rule.source == RuleSource::private_tmp) return true;
+    const Rule* ancestor = nearest_ancestor(rules_, rule.path);
+    const Access parent = ancestor == nullptr ? Access::deny : ancestor->access;
+    if (rule.kind == Kind::missing)
+      return rule.source != RuleSource::entry && parent == Access::write;
+    return rule.access != parent;
+  }
+
+  // Something outside the sandbox trusts some paths later: git reads .git,
+  // the next launch reads holdfast's settings, git follows a .git file's
+  // gitdir. Inside a writable bind the command could rename an ancestor of
+  // such a path away and put its own directory there; a mount point cannot
+  // be renamed (EBUSY), so every ancestor up to the nearest mount becomes a
+  // pin: bound onto itself (--bind A A), writable as before. Admission
+  // guarantees these ancestors exist (bubblewrap resolves every bind source
+  // before it mounts anything, so one cannot be created on the way).
+  std::set<std::string> pins_needed() const {
+    std::set<std::string> pins;
+    for (const auto& [path, rule] : rules_) {
+      if (rule.source == RuleSource::entry || rule.source == RuleSource::private_tmp) continue;
+      const Rule* ancestor = nearest_ancestor(rules_, path);
+      if (ancestor == nullptr || ancestor->access != Access::write) continue;
+      for (std::string at = parent_path(path); at != "/"; at = parent_path(at)) {
+        const auto it = rules_.find(at);
+        if (it != rules_.end() && emits(it->second)) break;
+        pins.insert(at);
+      }
+    }
+    return pins;
   }
 
   bool reopens_below(const Rule& rule) const {

@@ -231,3 +231,54 @@ TEST(Admission, ProtectedNameThatIsASymlink) {
 
 }  // namespace
 }  // namespace holdfast::sandbox
+
+namespace holdfast::sandbox {
+namespace {
+
+using testing::FakeHost;
+
+TEST(Admission, OperatorSettingsThroughAWritableSymlink) {
+  auto host = code_host();
+  // ~/.config -> ~/dotfiles/config, inside a writable home: the command
+  // could retarget the link and choose the next launch's user settings.
+  PathFacts cfg = FakeHost::make("/home/u/.config/holdfast", "/home/u/dotfiles/config/holdfast",
+                                 Kind::directory);
+  cfg.symlinks = {{"/home/u/.config", "/home/u"}};
+  host.facts().operator_dirs[1] = cfg;
+  host.dir("/home/u").missing("/home/u/.git", "/home/u").missing("/home/u/.holdfast", "/home/u");
+  expect_one(
+      refusals_for(
+          split({{":root", Access::read}, {":home", Access::write}, {":workspace", Access::write}}),
+          host),
+      "trusted-path-through-writable-symlink", "/home/u/.config/holdfast");
+  // With a read-only home the link cannot be changed: admitted.
+  EXPECT_TRUE(refusals_for(workspace_write(), host).empty());
+}
+
+TEST(Admission, MissingSettingsDirectoryWithAMissingParentUnderAWritableHome) {
+  auto host = code_host();
+  // Neither ~/.config nor ~/.config/holdfast exists; home is writable.
+  host.facts().operator_dirs[1] = FakeHost::make(
+      "/home/u/.config/holdfast", "/home/u/.config/holdfast", Kind::missing, "/home/u");
+  host.dir("/home/u").missing("/home/u/.git", "/home/u").missing("/home/u/.holdfast", "/home/u");
+  const Policy p =
+      split({{":root", Access::read}, {":home", Access::write}, {":workspace", Access::write}});
+  expect_one(refusals_for(p, host), "trusted-path-missing-under-writable",
+             "/home/u/.config/holdfast", "/home/u/.config/holdfast");
+  // Once ~/.config exists the missing holdfast directory can be masked.
+  host.facts().operator_dirs[1].existing_ancestor = "/home/u/.config";
+  EXPECT_TRUE(refusals_for(p, host).empty());
+}
+
+TEST(Admission, GitdirThroughAWritableSymlink) {
+  FakeHost host("/code", "/code");
+  host.dir("/code").git_file("/code/.git", "/code/link/wt").missing("/code/.holdfast", "/code");
+  PathFacts gitdir = FakeHost::make("/code/link/wt", "/repo/.git/worktrees/wt", Kind::directory);
+  gitdir.symlinks = {{"/code/link", "/code"}};
+  host.add(gitdir);
+  expect_one(refusals_for(workspace_write(), host), "trusted-path-through-writable-symlink",
+             "/code/link/wt", "/code");
+}
+
+}  // namespace
+}  // namespace holdfast::sandbox

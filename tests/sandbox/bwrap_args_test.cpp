@@ -238,34 +238,14 @@ TEST(BwrapArgs, GitWorktreeFileProtectsItsGitdir) {
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
   EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
               cat({head(),
-                   {"--ro-bind",
-                    "/",
-                    "/",
-                    "--dev",
-                    "/dev",
-                    "--proc",
-                    "/proc",
-                    "--bind",
-                    "/code",
-                    "/code",
-                    "--tmpfs",
-                    "/tmp",
-                    "--ro-bind",
-                    "/code/.git",
-                    "/code/.git",
-                    "--perms",
-                    "0555",
-                    "--tmpfs",
-                    "/code/.holdfast",
-                    "--ro-bind",
-                    "/code/.repo/worktrees/main",
-                    "/code/.repo/worktrees/main",
-                    "--remount-ro",
-                    "/code/.holdfast",
-                    "--chdir",
-                    "/code",
-                    "--",
-                    "sh"}}));
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/code",
+                    "/code", "--tmpfs", "/tmp", "--ro-bind", "/code/.git", "/code/.git", "--perms",
+                    "0555", "--tmpfs", "/code/.holdfast",
+                    // the gitdir's ancestors are pinned so they cannot be renamed away
+                    "--bind", "/code/.repo", "/code/.repo", "--bind", "/code/.repo/worktrees",
+                    "/code/.repo/worktrees", "--ro-bind", "/code/.repo/worktrees/main",
+                    "/code/.repo/worktrees/main", "--remount-ro", "/code/.holdfast", "--chdir",
+                    "/code", "--", "sh"}}));
 }
 
 TEST(BwrapArgs, ExplicitWriteOnAProtectedNameIsHonoured) {
@@ -419,12 +399,35 @@ TEST(BwrapArgs, WritableHomeKeepsTheUserSettingsDirectoryReadOnly) {
   EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
               cat({head(),
                    {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                    "--bind", "/home/u", "/home/u", "--perms", "0555", "--tmpfs", "/home/u/.git",
-                    "--perms", "0555", "--tmpfs", "/home/u/.holdfast",
-                    // missing ~/.config/holdfast: cannot be created inside
+                    "--bind", "/home/u", "/home/u",
+                    // ~/.config is pinned (it cannot be renamed away)
+                    "--bind", "/home/u/.config", "/home/u/.config", "--perms", "0555", "--tmpfs",
+                    "/home/u/.git", "--perms", "0555", "--tmpfs", "/home/u/.holdfast",
+                    // the missing ~/.config/holdfast cannot be created inside
                     "--perms", "0555", "--tmpfs", "/home/u/.config/holdfast", "--remount-ro",
                     "/home/u/.git", "--remount-ro", "/home/u/.holdfast", "--remount-ro",
                     "/home/u/.config/holdfast", "--chdir", "/home/u/code", "--", "sh"}}));
+}
+
+TEST(BwrapArgs, NestedWritableRootIsPinnedSoItsGitCannotBeReplaced) {
+  FakeHost host("/code", "/code");
+  host.dir("/code").dir("/code/.git").dir("/code/.holdfast");
+  host.dir("/code/vendor/lib").dir("/code/vendor/lib/.git").dir("/code/vendor/lib/.holdfast");
+  const Policy p = split({{":root", Access::read},
+                          {":workspace", Access::write},
+                          {":workspace/vendor/lib", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+              cat({head(),
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/code",
+                    "/code", "--tmpfs", "/tmp", "--ro-bind", "/code/.git", "/code/.git",
+                    "--ro-bind", "/code/.holdfast", "/code/.holdfast",
+                    // /code/vendor/lib needs no bind of its own (write under
+                    // write), but renaming /code/vendor away would let the
+                    // command plant a new lib/.git: both are pinned
+                    "--bind", "/code/vendor", "/code/vendor", "--bind", "/code/vendor/lib",
+                    "/code/vendor/lib", "--ro-bind", "/code/vendor/lib/.git",
+                    "/code/vendor/lib/.git", "--ro-bind", "/code/vendor/lib/.holdfast",
+                    "/code/vendor/lib/.holdfast", "--chdir", "/code", "--", "sh"}}));
 }
 
 TEST(BwrapArgs, SeccompFdAndBwrapPathAreEmitted) {

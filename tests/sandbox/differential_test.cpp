@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -139,6 +140,7 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
   std::uint64_t refused = 0;
   std::uint64_t probed_paths = 0;
   int failures = 0;
+  std::chrono::steady_clock::duration in_sandbox{};
   for (std::uint64_t i = 0; admitted < wanted && i < wanted * 4 && failures < 5; ++i) {
     std::mt19937_64 rng(seed + i);
     const std::string root = base + "/t" + std::to_string(i);
@@ -168,7 +170,9 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
       if (node.dir) listings[node.path] = host_names(node.path);
     }
     const auto argv = build_bwrap_args(policy, facts, command, testing::options(empty_fd));
+    const auto started = std::chrono::steady_clock::now();
     const auto outcome = testing::run_process(argv);
+    in_sandbox += std::chrono::steady_clock::now() - started;
 
     std::ostringstream context;
     context << "seed " << (seed + i) << " (HOLDFAST_DIFF_SEED=" << seed << ", policy " << i
@@ -222,9 +226,13 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
   ::close(empty_fd);
   fs::remove_all(base);
   EXPECT_GE(admitted, wanted) << "too many refused policies: " << refused;
-  std::printf("differential: %llu policies, %llu refused, %llu paths probed, seed %llu\n",
-              static_cast<unsigned long long>(admitted), static_cast<unsigned long long>(refused),
-              static_cast<unsigned long long>(probed_paths), static_cast<unsigned long long>(seed));
+  std::printf(
+      "differential: %llu policies, %llu refused, %llu paths probed, seed %llu, %lld ms in "
+      "bubblewrap\n",
+      static_cast<unsigned long long>(admitted), static_cast<unsigned long long>(refused),
+      static_cast<unsigned long long>(probed_paths), static_cast<unsigned long long>(seed),
+      static_cast<long long>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(in_sandbox).count()));
 }
 
 }  // namespace

@@ -26,9 +26,9 @@ class FakeHost {
     facts_.tokens.tmpdir = "/tmp";
     facts_.workspace = make(workspace, workspace, Kind::directory);
     facts_.cwd = make(cwd, cwd, Kind::directory);
-    facts_.operator_dirs = {
-        make("/etc/holdfast", "/etc/holdfast", Kind::directory),
-        make("/home/u/.config/holdfast", "/home/u/.config/holdfast", Kind::missing, "/home/u")};
+    facts_.operator_dirs = {make("/etc/holdfast", "/etc/holdfast", Kind::directory),
+                            make("/home/u/.config/holdfast", "/home/u/.config/holdfast",
+                                 Kind::missing, "/home/u/.config")};
     facts_.environment = {{"PATH", "/usr/bin:/bin"}, {"HOME", "/home/u"}, {"TERM", "xterm"}};
     dir("/");
   }

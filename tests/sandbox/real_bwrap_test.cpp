@@ -97,6 +97,23 @@ TEST(RealBwrap, ProtectedNamesStayReadOnlyAndCannotBeCreated) {
   EXPECT_FALSE(std::filesystem::exists(t.path("ws/.holdfast/policy")));
 }
 
+TEST(RealBwrap, NestedRepositoryGitCannotBeReplacedByRenamingItsParent) {
+  TempTree t;
+  t.file("ws/.git/HEAD", "ref\n");
+  t.file("ws/vendor/lib/.git/HEAD", "ref\n");
+  Launch l = launch_in(t, t.path("ws"));
+  l.policy = split({{":root", Access::read},
+                    {":workspace", Access::write},
+                    {":workspace/vendor/lib", Access::write}});
+  const Outcome o = l.run(std::string(kTry) +
+                          "try rename-vendor mv vendor vendor2; try rename-lib mv vendor/lib x; "
+                          "try write-lib touch vendor/lib/file; try write-lib-git touch "
+                          "vendor/lib/.git/hooks");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out,
+            "rename-vendor refused\nrename-lib refused\nwrite-lib ok\nwrite-lib-git refused\n");
+}
+
 TEST(RealBwrap, SeedSplitExampleIsEnforced) {
   TempTree t;
   t.file("code/.git/HEAD", "ref\n");
@@ -164,6 +181,7 @@ TEST(RealBwrap, HostTmpIsPrivateAndOperatorSettingsAreNotWritable) {
 TEST(RealBwrap, MissingUserSettingsDirectoryCannotBeCreatedInside) {
   TempTree t;
   t.dir("home/proj");
+  t.dir("home/.config");
   Launch l = launch_in(t, t.path("home/proj"));
   l.policy = split({{":root", Access::read}, {":home", Access::write}});
   const std::string cfg = t.path("home/.config/holdfast");
@@ -172,6 +190,21 @@ TEST(RealBwrap, MissingUserSettingsDirectoryCannotBeCreatedInside) {
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_EQ(o.out, "create-settings refused\n");
   EXPECT_FALSE(std::filesystem::exists(cfg + "/settings.json"));
+}
+
+TEST(RealBwrap, SettingsDirectoryCannotBeRenamedAwayAndReplaced) {
+  TempTree t;
+  t.dir("home/proj");
+  t.file("home/.config/holdfast/settings.json", "{}\n");
+  Launch l = launch_in(t, t.path("home/proj"));
+  l.policy = split({{":root", Access::read}, {":home", Access::write}});
+  const std::string config = t.path("home/.config");
+  const Outcome o = l.run(std::string(kTry) + "try rename-config mv " + config + " " + config +
+                          ".old; try rename-holdfast mv " + config + "/holdfast " + config +
+                          "/old; try other-config touch " + config + "/other.conf");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out, "rename-config refused\nrename-holdfast refused\nother-config ok\n");
+  EXPECT_TRUE(std::filesystem::exists(config + "/holdfast/settings.json"));
 }
 
 TEST(RealBwrap, EnvironmentIsCleanAndNetworkClosed) {
