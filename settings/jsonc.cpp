@@ -60,7 +60,7 @@ class LocationScanner {
   void value(const std::string& pointer) {
     skip_ws();
     if (pos_ >= text_.size()) return;
-    index_.emplace(pointer, location_of(text_, pos_));
+    index_.emplace(pointer, location_at(pos_));
     const char c = text_[pos_];
     if (c == '{') {
       object(pointer);
@@ -108,9 +108,26 @@ class LocationScanner {
     ++pos_;  // ']'
   }
 
+  // Line and column of `offset`. The offsets asked for only grow, so the
+  // count goes on from the previous one; counting from the start of the text
+  // for every value made reading a file quadratic in its size.
+  Location location_at(std::size_t offset) {
+    for (; counted_ < offset && counted_ < text_.size(); ++counted_) {
+      if (text_[counted_] == '\n') {
+        ++counted_location_.line;
+        counted_location_.column = 1;
+      } else {
+        ++counted_location_.column;
+      }
+    }
+    return counted_location_;
+  }
+
   std::string_view text_;
   LocationIndex& index_;
   std::size_t pos_ = 0;
+  std::size_t counted_ = 0;
+  Location counted_location_{1, 1};
 };
 
 }  // namespace
