@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <vector>
+
+#include "settings/key_path.hpp"
 
 namespace holdfast::settings {
 
@@ -45,6 +48,16 @@ class LocationScanner {
  public:
   LocationScanner(std::string_view text, LocationIndex& index) : text_(text), index_(index) {}
 
+  // A key given twice in one object. The parser keeps the last value
+  // silently; another reader may keep the first, so the meaning is unclear.
+  struct Duplicate {
+    std::string pointer;
+    std::string key;
+    Location first;
+    Location again;
+  };
+  const std::vector<Duplicate>& duplicates() const { return duplicates_; }
+
   void scan() {
     // nlohmann skips a UTF-8 byte order mark; so must the locations.
     if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
@@ -77,7 +90,8 @@ class LocationScanner {
   }
 
   void object(const std::string& pointer) {
-    ++pos_;  // '{'
+    ++pos_;                                // '{'
+    std::map<std::string, Location> keys;  // where each key was first seen
     for (;;) {
       skip_ws();
       if (pos_ >= text_.size() || text_[pos_] == '}') break;
@@ -87,6 +101,11 @@ class LocationScanner {
       }
       const std::size_t end = skip_string(text_, pos_);
       const std::string key = nlohmann::json::parse(text_.substr(pos_, end - pos_));
+      const Location key_location = location_at(pos_);
+      if (const auto [it, fresh] = keys.emplace(key, key_location); !fresh) {
+        duplicates_.push_back(
+            Duplicate{pointer + "/" + pointer_escape(key), key, it->second, key_location});
+      }
       pos_ = end;
       skip_ws();
       if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
@@ -128,6 +147,7 @@ class LocationScanner {
   std::size_t pos_ = 0;
   std::size_t counted_ = 0;
   Location counted_location_{1, 1};
+  std::vector<Duplicate> duplicates_;
 };
 
 }  // namespace
@@ -217,7 +237,20 @@ ParsedText parse_settings_text(std::string_view text, const std::filesystem::pat
     throw InvalidSettings({Diagnostic{Severity::error, file, location_of(text, offset), "",
                                       "not valid JSON: " + what}});
   }
-  LocationScanner(normalised, parsed.locations).scan();
+  LocationScanner scanner(normalised, parsed.locations);
+  scanner.scan();
+  if (!scanner.duplicates().empty()) {
+    std::vector<Diagnostic> diagnostics;
+    for (const auto& d : scanner.duplicates()) {
+      diagnostics.push_back(Diagnostic{
+          Severity::error, file, d.again, pointer_to_dotted(d.pointer),
+          "duplicate key \"" + d.key + "\" (first at line " + std::to_string(d.first.line) +
+              ", column " + std::to_string(d.first.column) +
+              "); a key may appear only once in an object, otherwise which value counts is "
+              "unclear. Remove one of them"});
+    }
+    throw InvalidSettings(std::move(diagnostics));
+  }
   return parsed;
 }
 
