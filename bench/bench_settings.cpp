@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "settings/atomic_writer.hpp"
 #include "settings/merge.hpp"
@@ -153,4 +154,19 @@ BENCHMARK(BM_Save_BareSyscalls)->ArgName("durable")->Arg(1)->Arg(0)->UseRealTime
 BENCHMARK(BM_ReadScopeFile);
 BENCHMARK(BM_MergeScopes);
 
-BENCHMARK_MAIN();
+// Runs are interleaved in random order by default: fsync times on a shared
+// disk drift by several times within minutes, and running every repetition
+// of one benchmark before the other turned that drift into a false
+// difference between the writer and its baseline. A later
+// --benchmark_enable_random_interleaving=false on the command line wins.
+int main(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  char interleave[] = "--benchmark_enable_random_interleaving=true";
+  args.insert(args.begin() + 1, interleave);
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

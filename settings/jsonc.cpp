@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <vector>
 
 #include "settings/key_path.hpp"
@@ -32,6 +33,16 @@ class LocationScanner {
  public:
   LocationScanner(std::string_view text, LocationIndex& index) : text_(text), index_(index) {}
 
+  // A key given twice in one object. The parser keeps the last value
+  // silently; another reader may keep the first, so the meaning is unclear.
+  struct Duplicate {
+    std::string pointer;
+    std::string key;
+    Location first;
+    Location again;
+  };
+  const std::vector<Duplicate>& duplicates() const { return duplicates_; }
+
   void scan() {
     // nlohmann skips a UTF-8 byte order mark; so must the locations.
     if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
@@ -47,7 +58,7 @@ class LocationScanner {
   void value(const std::string& pointer) {
     skip_ws();
     if (pos_ >= text_.size()) return;
-    index_.emplace(pointer, location_of(text_, pos_));
+    index_.emplace(pointer, location_at(pos_));
     const char c = text_[pos_];
     if (c == '{') {
       object(pointer);
@@ -64,7 +75,8 @@ class LocationScanner {
   }
 
   void object(const std::string& pointer) {
-    ++pos_;  // '{'
+    ++pos_;                                // '{'
+    std::map<std::string, Location> keys;  // where each key was first seen
     for (;;) {
       skip_ws();
       if (pos_ >= text_.size() || text_[pos_] == '}') break;
@@ -74,6 +86,11 @@ class LocationScanner {
       }
       const std::size_t end = skip_string(text_, pos_);
       const std::string key = nlohmann::json::parse(text_.substr(pos_, end - pos_));
+      const Location key_location = location_at(pos_);
+      if (const auto [it, fresh] = keys.emplace(key, key_location); !fresh) {
+        duplicates_.push_back(
+            Duplicate{pointer + "/" + pointer_escape(key), key, it->second, key_location});
+      }
       pos_ = end;
       skip_ws();
       if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
@@ -95,9 +112,27 @@ class LocationScanner {
     ++pos_;  // ']'
   }
 
+  // Line and column of `offset`. The offsets asked for only grow, so the
+  // count goes on from the previous one; counting from the start of the text
+  // for every value made reading a file quadratic in its size.
+  Location location_at(std::size_t offset) {
+    for (; counted_ < offset && counted_ < text_.size(); ++counted_) {
+      if (text_[counted_] == '\n') {
+        ++counted_location_.line;
+        counted_location_.column = 1;
+      } else {
+        ++counted_location_.column;
+      }
+    }
+    return counted_location_;
+  }
+
   std::string_view text_;
   LocationIndex& index_;
   std::size_t pos_ = 0;
+  std::size_t counted_ = 0;
+  Location counted_location_{1, 1};
+  std::vector<Duplicate> duplicates_;
 };
 
 }  // namespace
@@ -187,7 +222,20 @@ ParsedText parse_settings_text(std::string_view text, const std::filesystem::pat
     throw InvalidSettings({Diagnostic{Severity::error, file, location_of(text, offset), "",
                                       "not valid JSON: " + what}});
   }
-  LocationScanner(normalised, parsed.locations).scan();
+  LocationScanner scanner(normalised, parsed.locations);
+  scanner.scan();
+  if (!scanner.duplicates().empty()) {
+    std::vector<Diagnostic> diagnostics;
+    for (const auto& d : scanner.duplicates()) {
+      diagnostics.push_back(Diagnostic{
+          Severity::error, file, d.again, pointer_to_dotted(d.pointer),
+          "duplicate key \"" + d.key + "\" (first at line " + std::to_string(d.first.line) +
+              ", column " + std::to_string(d.first.column) +
+              "); a key may appear only once in an object, otherwise which value counts is "
+              "unclear. Remove one of them"});
+    }
+    throw InvalidSettings(std::move(diagnostics));
+  }
   return parsed;
 }
 

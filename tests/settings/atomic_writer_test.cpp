@@ -161,6 +161,7 @@ TEST(AtomicWriter, SweepKeepsTempsOfLiveWritersAndOtherFiles) {
 }
 
 TEST(AtomicWriter, ModeAndOwnerOfTheExistingFileAreKept) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (chown, setuid); the suite runs as root";
   TempDir dir;
   ScopePaths paths;
   paths.system_dir = dir.path();
@@ -241,6 +242,7 @@ TEST(AtomicWriter, SymlinkChainAndDanglingLink) {
 // As nobody, a save into a root-owned 0755 directory fails with EACCES
 // naming the path; the original is intact.
 TEST(AtomicWriter, UnwritableDirectoryIsAClearErrorAndTheOriginalIsIntact) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (chown, setuid); the suite runs as root";
   TempDir dir;
   ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);  // nobody may enter, not write
   const auto target = dir / "settings.json";

@@ -266,7 +266,7 @@ TEST_F(Cli, SchemaIsJsonSchemaDraft2020_12) {
 
 TEST_F(Cli, ConcurrentSetsFromSeveralProcessesLoseNothing) {
   constexpr int kProcesses = 3;
-  constexpr int kSets = 8;
+  constexpr int kSets = 5;
   std::vector<pid_t> children;
   for (int p = 0; p < kProcesses; ++p) {
     children.push_back(testing::fork_child([&, p] {

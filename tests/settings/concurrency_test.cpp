@@ -22,7 +22,7 @@ using testing::wait_status;
 constexpr int kWriters = 4;
 constexpr int kSavesPerWriter = 300;
 // Store saves also take the lock and make a backup; fewer keep the test fast.
-constexpr int kStoreSavesPerWriter = 75;
+constexpr int kStoreSavesPerWriter = 50;
 
 struct ReaderCounts {
   long reads = 0;

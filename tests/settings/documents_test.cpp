@@ -152,6 +152,12 @@ const std::vector<BadDocument>& bad_documents() {
        "expected an integer, found a string (\"3\")", 1, 15},
       {"revision_fraction", "{\"$revision\": 1.5}", Severity::error, "$revision",
        "expected an integer, found a number (1.5)", 1, 15},
+      {"duplicate_policy_key",
+       "{\"tools\": {\"executionSandbox\": {\"network\": \"closed\",\n  \"network\": \"open\"}}}",
+       Severity::error, "tools.executionSandbox.network",
+       "duplicate key \"network\" (first at line 1, column 33)", 2, 3},
+      {"duplicate_top_level_key", "{\"security\": {},\n\"security\": {}}", Severity::error,
+       "security", "a key may appear only once", 2, 1},
       // --- unknown keys outside policy objects: warnings, the file stays valid
       {"unknown_top_level_key", "{\n  \"editor\": {\"fontSize\": 12}\n}", Severity::warning,
        "editor", "unknown key \"editor\" (ignored)", 2, 13},
