@@ -85,7 +85,12 @@ class LocationScanner {
         continue;
       }
       const std::size_t end = skip_string(text_, pos_);
-      const std::string key = nlohmann::json::parse(text_.substr(pos_, end - pos_));
+      const std::string_view quoted = text_.substr(pos_, end - pos_);
+      // Most keys have no escapes: take them as they are, and leave the
+      // rest to the JSON parser.
+      const std::string key = quoted.find('\\') == std::string_view::npos
+                                  ? std::string(quoted.substr(1, quoted.size() - 2))
+                                  : nlohmann::json::parse(quoted).get<std::string>();
       const Location key_location = location_at(pos_);
       if (const auto [it, fresh] = keys.emplace(key, key_location); !fresh) {
         duplicates_.push_back(

@@ -1,6 +1,11 @@
 #include "settings/sha256.hpp"
 
-#include <openssl/evp.h>
+// The low-level SHA-256 functions, not EVP: EVP_Digest makes OpenSSL 3 load
+// its provider machinery and error strings on first use, which costs more
+// than hashing every settings file of a launch. The low-level interface is
+// deprecated in OpenSSL 3 but present and plain; say so explicitly.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 
 #include <array>
 #include <stdexcept>
@@ -8,17 +13,18 @@
 namespace holdfast::settings {
 
 std::string sha256_hex(std::string_view bytes) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("SHA-256 failed (OpenSSL EVP_Digest)");
+  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
+  SHA256_CTX context;
+  if (SHA256_Init(&context) != 1 || SHA256_Update(&context, bytes.data(), bytes.size()) != 1 ||
+      SHA256_Final(digest.data(), &context) != 1) {
+    throw std::runtime_error("SHA-256 failed (OpenSSL SHA256_*)");
   }
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;
-  out.reserve(length * 2);
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0xf];
+  out.reserve(digest.size() * 2);
+  for (unsigned char byte : digest) {
+    out += hex[byte >> 4];
+    out += hex[byte & 0xf];
   }
   return out;
 }

@@ -201,8 +201,14 @@ bool unchanged(const ScopeFile& file) {
   return read_all(fd.get(), file.path) == file.bytes;
 }
 
+// The scope hashes pin every byte that was read; the effective policy is
+// added so that two digests differ whenever the policy a launch enforces
+// does. (Dumping the whole effective document would only repeat what the
+// hashes already cover, at a cost on every launch.)
 std::string snapshot_digest(const Effective& effective, const std::vector<ScopeFile>& scopes) {
-  nlohmann::json basis = {{"effective", effective.value}, {"scopes", nlohmann::json::array()}};
+  const nlohmann::json* policy = find_value(effective.value, {"tools", "executionSandbox"});
+  nlohmann::json basis = {{"policy", policy != nullptr ? *policy : nlohmann::json()},
+                          {"scopes", nlohmann::json::array()}};
   for (const auto& file : scopes) {
     basis["scopes"].push_back({std::string(scope_name(file.scope)), file.exists,
                                file.exists ? file.identity.sha256 : std::string()});

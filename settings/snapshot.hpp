@@ -58,7 +58,7 @@ struct Snapshot {
   std::vector<ScopeFile> scopes;  // precedence order; workspace only with a workspace
   std::vector<Settling> settling; // parallel to scopes
   Effective effective;
-  std::string digest;             // SHA-256 over the effective settings and scope hashes
+  std::string digest;             // SHA-256 over the effective policy and every scope hash
   int attempts = 1;
   bool policy_required = false;   // security.requireExecutionSandbox from an operator scope
 
