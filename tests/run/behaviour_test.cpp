@@ -19,7 +19,7 @@ namespace {
 
 using nlohmann::json;
 
-class BehaviourTest : public RunTest {};
+class RunBehaviourTest : public RunTest {};
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -28,7 +28,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-TEST_F(BehaviourTest, WorkspaceWriteLetsTheCommandWriteTheWorkspace) {
+TEST_F(RunBehaviourTest, WorkspaceWriteLetsTheCommandWriteTheWorkspace) {
   set_policy({{"filesystem", "workspace-write"}, {"network", "closed"}});
   fs::create_directory(workspace_ / "src");
   const auto result =
@@ -42,7 +42,7 @@ TEST_F(BehaviourTest, WorkspaceWriteLetsTheCommandWriteTheWorkspace) {
   EXPECT_FALSE(fs::exists(outside_ / "f"));
 }
 
-TEST_F(BehaviourTest, SymlinkedCwdStartsInTheCanonicalDirectory) {
+TEST_F(RunBehaviourTest, SymlinkedCwdStartsInTheCanonicalDirectory) {
   set_policy({{"filesystem", "workspace-write"}});
   fs::create_directory(workspace_ / "sub");
   const fs::path link = base_ / "link-to-ws";
@@ -59,7 +59,7 @@ TEST_F(BehaviourTest, SymlinkedCwdStartsInTheCanonicalDirectory) {
   EXPECT_EQ(via_option.out, (workspace_ / "sub").string() + "\n");
 }
 
-TEST_F(BehaviourTest, ExitStatusIsPropagated) {
+TEST_F(RunBehaviourTest, ExitStatusIsPropagated) {
   set_policy({{"filesystem", "workspace-write"}});
   EXPECT_EQ(run({"/bin/sh", "-c", "exit 3"}).exit_code, 3);
   EXPECT_EQ(run({"/bin/true"}).exit_code, 0);
@@ -70,7 +70,7 @@ TEST_F(BehaviourTest, ExitStatusIsPropagated) {
 // SIGTERM sent to holdfast reaches the confined command, whose trap writes a
 // marker into the workspace and exits 42; holdfast exits 42. The test waits
 // for the command to be ready on a FIFO in the workspace, never by sleeping.
-TEST_F(BehaviourTest, SigtermIsForwardedToTheCommand) {
+TEST_F(RunBehaviourTest, SigtermIsForwardedToTheCommand) {
   set_policy({{"filesystem", "workspace-write"}});
   const fs::path ready = workspace_ / "ready";
   ASSERT_EQ(::mkfifo(ready.c_str(), 0600), 0);
@@ -108,7 +108,7 @@ TEST_F(BehaviourTest, SigtermIsForwardedToTheCommand) {
   EXPECT_EQ(read_file(workspace_ / "marker"), "trapped\n");
 }
 
-TEST_F(BehaviourTest, TimeoutStopsACommandThatWouldRunForever) {
+TEST_F(RunBehaviourTest, TimeoutStopsACommandThatWouldRunForever) {
   set_policy({{"filesystem", "workspace-write"}});
   const fs::path report = base_ / "report.json";
   const auto begin = std::chrono::steady_clock::now();
@@ -131,7 +131,7 @@ TEST_F(BehaviourTest, TimeoutStopsACommandThatWouldRunForever) {
   EXPECT_EQ(stubborn.exit_code, 124) << stubborn.err;
 }
 
-TEST_F(BehaviourTest, ReportNamesSnapshotScopesPolicyArgvStatusAndTimings) {
+TEST_F(RunBehaviourTest, ReportNamesSnapshotScopesPolicyArgvStatusAndTimings) {
   const json policy = {{"filesystem", {{":root", "read"}, {":workspace", "write"}}},
                        {"network", "closed"}};
   set_policy(policy);
@@ -195,7 +195,7 @@ TEST_F(BehaviourTest, ReportNamesSnapshotScopesPolicyArgvStatusAndTimings) {
   EXPECT_EQ(record.at("policy_digest"), policy_digest);
 }
 
-TEST_F(BehaviourTest, EachLaunchAppendsOneRecordLine) {
+TEST_F(RunBehaviourTest, EachLaunchAppendsOneRecordLine) {
   set_policy({{"filesystem", "workspace-write"}});
   const fs::path log = state_dir_ / "holdfast" / "launches.jsonl";
   ASSERT_EQ(run({"/bin/sh", "-c", "exit 0"}).exit_code, 0);
@@ -219,7 +219,7 @@ TEST_F(BehaviourTest, EachLaunchAppendsOneRecordLine) {
   EXPECT_EQ(lines_of(read_file(log)).size(), 2u);
 }
 
-TEST_F(BehaviourTest, DryRunPrintsTheArgvAndRunsNothing) {
+TEST_F(RunBehaviourTest, DryRunPrintsTheArgvAndRunsNothing) {
   set_policy({{"filesystem", "workspace-write"}, {"network", "closed"}});
   const auto result = run({"/bin/sh", "-c", "echo ran > ran"}, {"--dry-run"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -239,7 +239,7 @@ TEST_F(BehaviourTest, DryRunPrintsTheArgvAndRunsNothing) {
   EXPECT_FALSE(fs::exists(state_dir_ / "holdfast" / "launches.jsonl"));
 }
 
-TEST_F(BehaviourTest, ExplainNamesTheScopeOfEachPartOrTheBuiltInDefault) {
+TEST_F(RunBehaviourTest, ExplainNamesTheScopeOfEachPartOrTheBuiltInDefault) {
   // Nothing set: the built-in default.
   const auto builtin = run({"/bin/true"}, {"--explain"});
   ASSERT_EQ(builtin.exit_code, 0) << builtin.err;

@@ -30,9 +30,9 @@ json workspace_write(json extra = json::object()) {
   return policy;
 }
 
-class ConfinementTest : public RunTest {};
+class RunConfinementTest : public RunTest {};
 
-TEST_F(ConfinementTest, WriteOutsideTheWorkspaceIsRefusedInsideWorks) {
+TEST_F(RunConfinementTest, WriteOutsideTheWorkspaceIsRefusedInsideWorks) {
   set_policy(workspace_write());
   write_file(outside_ / "existing.txt", "host\n");
   const auto probe = probe_run({"write:" + (outside_ / "new.txt").string(),
@@ -50,7 +50,7 @@ TEST_F(ConfinementTest, WriteOutsideTheWorkspaceIsRefusedInsideWorks) {
 // policy makes a directory that contains them writable (:home, :tmpdir).
 // Admission accepts such a policy (only entries inside a settings directory
 // are refused) and the launcher adds a read-only rule for each directory.
-TEST_F(ConfinementTest, SettingsDirectoriesUnderWritableHomeAndTmpdirStayReadOnly) {
+TEST_F(RunConfinementTest, SettingsDirectoriesUnderWritableHomeAndTmpdirStayReadOnly) {
   const fs::path tmpdir = base_ / "tmpdir";
   fs::create_directories(home_ / ".config" / "holdfast");
   fs::create_directories(tmpdir / "holdfast-system");
@@ -96,7 +96,7 @@ TEST_F(ConfinementTest, SettingsDirectoriesUnderWritableHomeAndTmpdirStayReadOnl
 
 // A settings directory that does not exist yet under a writable parent
 // cannot be created from inside (and so cannot plant a policy).
-TEST_F(ConfinementTest, MissingSystemDirectoryUnderWritableHomeCannotBeCreated) {
+TEST_F(RunConfinementTest, MissingSystemDirectoryUnderWritableHomeCannotBeCreated) {
   system_dir_ = home_ / "etc-holdfast";  // missing
   set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}, {":home", "write"}}}});
   const auto result =
@@ -114,7 +114,7 @@ TEST_F(ConfinementTest, MissingSystemDirectoryUnderWritableHomeCannotBeCreated) 
   EXPECT_TRUE(fs::exists(home_ / "other" / "settings.json"));
 }
 
-TEST_F(ConfinementTest, DeniedPathsCannotBeRead) {
+TEST_F(RunConfinementTest, DeniedPathsCannotBeRead) {
   fs::create_directory(outside_ / "secrets");
   write_file(outside_ / "secrets" / "key", "secret-in-dir\n");
   write_file(outside_ / "token", "secret-file\n");
@@ -138,7 +138,7 @@ TEST_F(ConfinementTest, DeniedPathsCannotBeRead) {
   EXPECT_EQ(cat.out.find("secret"), std::string::npos) << cat.out;
 }
 
-TEST_F(ConfinementTest, GitDirectoryInTheWorkspaceIsReadOnly) {
+TEST_F(RunConfinementTest, GitDirectoryInTheWorkspaceIsReadOnly) {
   fs::create_directories(workspace_ / ".git" / "hooks");
   write_file(workspace_ / ".git" / "config", "[core]\n");
   set_policy(workspace_write());
@@ -158,7 +158,7 @@ TEST_F(ConfinementTest, GitDirectoryInTheWorkspaceIsReadOnly) {
   EXPECT_FALSE(fs::exists(workspace_ / ".git" / "hooks" / "pre-commit"));
 }
 
-TEST_F(ConfinementTest, MissingProtectedNamesCannotBeCreated) {
+TEST_F(RunConfinementTest, MissingProtectedNamesCannotBeCreated) {
   set_policy(workspace_write());
   ASSERT_FALSE(fs::exists(workspace_ / ".git"));
   const auto result =
@@ -216,7 +216,7 @@ int listen_loopback(Listener& listener) {
   return ntohs(addr.sin_port);
 }
 
-TEST_F(ConfinementTest, ClosedNetworkRefusesHostLoopbackAndInetSockets) {
+TEST_F(RunConfinementTest, ClosedNetworkRefusesHostLoopbackAndInetSockets) {
   Listener listener(AF_INET);
   const int port = listen_loopback(listener);
   ASSERT_GT(port, 0);
@@ -239,7 +239,7 @@ TEST_F(ConfinementTest, ClosedNetworkRefusesHostLoopbackAndInetSockets) {
   EXPECT_EQ(listener.accept_all(), 1);
 }
 
-TEST_F(ConfinementTest, UnixSocketsDenyRefusesAHostPathnameSocket) {
+TEST_F(RunConfinementTest, UnixSocketsDenyRefusesAHostPathnameSocket) {
   Listener listener(AF_UNIX);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -265,7 +265,7 @@ TEST_F(ConfinementTest, UnixSocketsDenyRefusesAHostPathnameSocket) {
   EXPECT_EQ(listener.accept_all(), 1);
 }
 
-TEST_F(ConfinementTest, ProcessAndKernelEscapesAreRefused) {
+TEST_F(RunConfinementTest, ProcessAndKernelEscapesAreRefused) {
   set_policy(workspace_write());
   const auto probe = probe_run({"unshare-user", "clone-newuser", "ptrace-child", "tiocsti", "mount",
                                 "fsopen", "move-mount", "fork-exec", "tcgets"});
@@ -281,13 +281,13 @@ TEST_F(ConfinementTest, ProcessAndKernelEscapesAreRefused) {
   EXPECT_TRUE(probe.at("tcgets").allowed);
 }
 
-TEST_F(ConfinementTest, NestedUnshareCommandFails) {
+TEST_F(RunConfinementTest, NestedUnshareCommandFails) {
   set_policy(workspace_write());
   const auto result = run({"/bin/sh", "-c", "unshare -U true && exit 0; exit 7"});
   EXPECT_EQ(result.exit_code, 7) << result.err;
 }
 
-TEST_F(ConfinementTest, HostProcessesCanBeNeitherSeenNorKilled) {
+TEST_F(RunConfinementTest, HostProcessesCanBeNeitherSeenNorKilled) {
   const pid_t victim = fork_child([] {
     ::pause();
     return 0;
@@ -323,7 +323,7 @@ TEST_F(ConfinementTest, HostProcessesCanBeNeitherSeenNorKilled) {
 
 // As root on the host, the sandbox's root still cannot remount / read-write
 // (no CAP_SYS_ADMIN; mount is refused) and so cannot write outside.
-TEST_F(ConfinementTest, RemountingRootReadWriteFails) {
+TEST_F(RunConfinementTest, RemountingRootReadWriteFails) {
   ASSERT_EQ(::geteuid(), 0u) << "this test checks root on the host";
   set_policy(workspace_write());
   const std::string target = (outside_ / "after-remount").string();
@@ -336,7 +336,7 @@ TEST_F(ConfinementTest, RemountingRootReadWriteFails) {
   EXPECT_FALSE(fs::exists(target));
 }
 
-TEST_F(ConfinementTest, CallerSecretsInTheEnvironmentAreNotPassedIn) {
+TEST_F(RunConfinementTest, CallerSecretsInTheEnvironmentAreNotPassedIn) {
   set_policy(workspace_write());
   Launch launch;
   launch.env["SECRET_TOKEN"] = "s3cr3t-value";

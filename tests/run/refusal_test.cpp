@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-class RefusalTest : public RunTest {
+class RunRefusalTest : public RunTest {
  protected:
   // A command that leaves a marker when it runs.
   std::vector<std::string> marker_command() const {
@@ -32,7 +32,7 @@ class RefusalTest : public RunTest {
   }
 };
 
-TEST_F(RefusalTest, MalformedUserSettingsNameFileLineAndColumn) {
+TEST_F(RunRefusalTest, MalformedUserSettingsNameFileLineAndColumn) {
   const fs::path file = config_dir_ / "settings.json";
   write_settings(config_dir_,
                  "{\n  \"tools\": {\n    \"executionSandbox\": {\"filesystem\": }\n  }\n}\n");
@@ -43,7 +43,7 @@ TEST_F(RefusalTest, MalformedUserSettingsNameFileLineAndColumn) {
   EXPECT_TRUE(std::regex_search(result.err, located)) << result.err;
 }
 
-TEST_F(RefusalTest, WorldWritableUserSettingsFileIsRefused) {
+TEST_F(RunRefusalTest, WorldWritableUserSettingsFileIsRefused) {
   set_policy({{"filesystem", "workspace-write"}});
   expect_ran(run(marker_command()));  // control: the same file at 0644 is accepted
   fs::permissions(config_dir_ / "settings.json",
@@ -54,14 +54,14 @@ TEST_F(RefusalTest, WorldWritableUserSettingsFileIsRefused) {
   EXPECT_NE(result.err.find("0666"), std::string::npos) << result.err;
 }
 
-TEST_F(RefusalTest, RequiredPolicyMissingIsRefused) {
+TEST_F(RunRefusalTest, RequiredPolicyMissingIsRefused) {
   write_settings(system_dir_, R"({"security": {"requireExecutionSandbox": true}})");
   expect_refused(run(marker_command()), "security.requireExecutionSandbox");
   set_policy({{"filesystem", "workspace-write"}});  // control: with a policy it runs
   expect_ran(run(marker_command()));
 }
 
-TEST_F(RefusalTest, MissingBubblewrapIsRefusedNotRunUnconfined) {
+TEST_F(RunRefusalTest, MissingBubblewrapIsRefusedNotRunUnconfined) {
   set_policy({{"filesystem", "workspace-write"}});
   Launch override_path;
   override_path.env["HOLDFAST_BWRAP"] = "/nonexistent/bwrap";
@@ -76,12 +76,12 @@ TEST_F(RefusalTest, MissingBubblewrapIsRefusedNotRunUnconfined) {
   expect_refused(run(marker_command(), {}, no_bwrap_on_path), "bubblewrap (bwrap) was not found");
 }
 
-TEST_F(RefusalTest, WorkspaceRootIsRefused) {
+TEST_F(RunRefusalTest, WorkspaceRootIsRefused) {
   set_policy({{"filesystem", "workspace-write"}});
   expect_refused(run(marker_command(), {"--workspace", "/"}), "workspace-is-root");
 }
 
-TEST_F(RefusalTest, CwdOutsideTheWorkspaceIsRefused) {
+TEST_F(RunRefusalTest, CwdOutsideTheWorkspaceIsRefused) {
   set_policy({{"filesystem", "workspace-write"}});
   Launch launch;
   launch.cwd = outside_;
@@ -92,7 +92,27 @@ TEST_F(RefusalTest, CwdOutsideTheWorkspaceIsRefused) {
       "not inside the workspace");
 }
 
-TEST_F(RefusalTest, NoCommandIsRefused) {
+// Admission keeps the operator settings directories out of every writable
+// place it can see: a workspace that contains one, or a write entry on one.
+// (A writable :home or :tmpdir above them is accepted and made read-only
+// inside; RunConfinementTest checks that from inside.)
+TEST_F(RunRefusalTest, WritableSettingsDirectoriesAreRefused) {
+  set_policy({{"filesystem", "workspace-write"}});
+  const fs::path user_dir = config_dir_;
+  config_dir_ = workspace_ / "config";  // the user scope inside the workspace
+  fs::create_directory(config_dir_);
+  fs::copy_file(user_dir / "settings.json", config_dir_ / "settings.json");
+  expect_refused(run(marker_command()), "workspace-overlaps-settings");
+
+  config_dir_ = user_dir;
+  set_policy({{"filesystem",
+               {{":root", "read"}, {":workspace", "write"}, {system_dir_.string(), "write"}}}});
+  expect_refused(run(marker_command()), "settings-dir-writable");
+  set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}});
+  expect_ran(run(marker_command()));  // control
+}
+
+TEST_F(RunRefusalTest, NoCommandIsRefused) {
   set_policy({{"filesystem", "workspace-write"}});
   expect_refused(holdfast({"run"}), "no command given");
   expect_refused(holdfast({"run", "--"}), "no command given");

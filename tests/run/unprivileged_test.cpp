@@ -26,9 +26,9 @@ int userns_errno_as_nobody() {
   }));
 }
 
-class UnprivilegedTest : public RunTest {};
+class RunUnprivilegedTest : public RunTest {};
 
-TEST_F(UnprivilegedTest, BasicConfinementAsUid65534) {
+TEST_F(RunUnprivilegedTest, BasicConfinementAsUid65534) {
   ASSERT_EQ(::geteuid(), 0u) << "dropping to uid 65534 needs root";
   const int userns = userns_errno_as_nobody();
   if (userns != 0) {
