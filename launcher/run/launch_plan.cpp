@@ -46,7 +46,9 @@ std::optional<std::string> locate_bwrap() {
     return std::nullopt;
   }
   const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe)
-  std::istringstream dirs(path != nullptr && *path != '\0' ? path : "/usr/bin:/bin");
+  // Only an unset PATH means the default directories; an empty one names
+  // none (as for execvp, which would search nothing but the cwd, never used).
+  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
     if (dir.empty() || dir.front() != '/') continue;  // never a relative PATH entry

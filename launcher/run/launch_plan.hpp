@@ -57,7 +57,8 @@ LaunchPlan plan_launch(const LaunchRequest& request);
 seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy);
 
 // An absolute path to bwrap: $HOLDFAST_BWRAP if set, else the first
-// executable "bwrap" on $PATH, else nullopt. No process is started.
+// executable "bwrap" on $PATH (/usr/bin:/bin when PATH is unset; none when
+// it is empty), else nullopt. No process is started.
 std::optional<std::string> locate_bwrap();
 
 }  // namespace holdfast::launcher

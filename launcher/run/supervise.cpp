@@ -36,6 +36,14 @@ struct Pipe {
 Pipe make_pipe() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw SystemError("cannot create a pipe for", "bwrap", errno);
+  // Our end never blocks: bwrap (and the sandbox) may keep the write end
+  // open for the whole run, and a blocking read would stall the poll loop
+  // (no signal forwarding, no timeout) until the command ends.
+  if (::fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw SystemError("cannot make non-blocking a pipe for", "bwrap", errno);
+  }
   return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
@@ -85,9 +93,12 @@ class BlockedSignals {
   ::_exit(kExitRefused);
 }
 
-std::string read_available(int fd) {
+// What the (non-blocking) pipe holds now; `closed` is set at end of file
+// (or on an error other than EAGAIN, so the loop never spins on it).
+std::string read_available(int fd, bool& closed) {
   std::string out;
   char buffer[4096];
+  closed = false;
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n > 0) {
@@ -95,6 +106,7 @@ std::string read_available(int fd) {
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
+    closed = n == 0 || errno != EAGAIN;
     return out;
   }
 }
@@ -119,8 +131,8 @@ long child_pid_from_info(const std::string& text) {
 
 // The confined command: the child of the sandbox's init.
 pid_t command_pid(long init_pid) {
-  std::ifstream children("/proc/" + std::to_string(init_pid) + "/task/" +
-                         std::to_string(init_pid) + "/children");
+  std::ifstream children("/proc/" + std::to_string(init_pid) + "/task/" + std::to_string(init_pid) +
+                         "/children");
   long pid = 0;
   children >> pid;
   return static_cast<pid_t>(pid);
@@ -134,10 +146,8 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   Pipe info = make_pipe();
   Pipe status = make_pipe();
 
-  std::vector<std::string> args = {request.bwrap_path,
-                                   "--info-fd",
-                                   std::to_string(info.write_end.get()),
-                                   "--json-status-fd",
+  std::vector<std::string> args = {request.bwrap_path, "--info-fd",
+                                   std::to_string(info.write_end.get()), "--json-status-fd",
                                    std::to_string(status.write_end.get())};
   args.insert(args.end(), request.bwrap_args.begin(), request.bwrap_args.end());
   std::vector<char*> argv;
@@ -195,26 +205,33 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) throw SystemError("cannot poll while supervising", request.bwrap_path, errno);
 
+    // The info pipe before the signals: a signal that arrives together with
+    // the sandbox's pid must reach the command, not bwrap (which would take
+    // the sandbox down without the command's own handling).
+    if ((fds[2].revents & (POLLIN | POLLHUP)) != 0) {
+      bool closed = false;
+      info_text += read_available(info.read_end.get(), closed);
+      if (outcome.sandbox_init_pid == 0) {
+        // Parsed as soon as the object is whole: the write end may stay open.
+        outcome.sandbox_init_pid = child_pid_from_info(info_text);
+        if (outcome.sandbox_init_pid > 0) {
+          outcome.started_after =
+              std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - spawned_at);
+        }
+      }
+      if (closed) info_open = false;
+    }
     if ((fds[0].revents & POLLIN) != 0) {
       signalfd_siginfo info_record{};
       while (::read(signals.fd(), &info_record, sizeof info_record) == sizeof info_record) {
-        if (info_record.ssi_signo != SIGCHLD && !exited) forward(static_cast<int>(info_record.ssi_signo));
-      }
-    }
-    if ((fds[2].revents & (POLLIN | POLLHUP)) != 0) {
-      const std::string chunk = read_available(info.read_end.get());
-      info_text += chunk;
-      if (chunk.empty()) {
-        info_open = false;
-        outcome.sandbox_init_pid = child_pid_from_info(info_text);
-        outcome.started_after =
-            std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - spawned_at);
+        if (info_record.ssi_signo != SIGCHLD && !exited)
+          forward(static_cast<int>(info_record.ssi_signo));
       }
     }
     if ((fds[3].revents & (POLLIN | POLLHUP)) != 0) {
-      const std::string chunk = read_available(status.read_end.get());
-      status_text += chunk;
-      if (chunk.empty()) status_open = false;
+      bool closed = false;
+      status_text += read_available(status.read_end.get(), closed);
+      if (closed) status_open = false;
     }
     if ((fds[1].revents & POLLIN) != 0) {
       int wait_status = 0;

@@ -64,9 +64,17 @@ std::vector<Entry> simple_entries(std::string_view form, std::optional<settings:
 
 std::optional<settings::Scope> origin_of(const settings::Effective& effective,
                                          const settings::KeyPath& path) {
-  const auto it = effective.origins.find(settings::to_dotted(path));
-  if (it == effective.origins.end()) return std::nullopt;
-  return it->second;
+  const std::string dotted = settings::to_dotted(path);
+  if (const auto it = effective.origins.find(dotted); it != effective.origins.end()) {
+    return it->second;
+  }
+  // Origins are recorded per leaf; an object (the split filesystem) takes
+  // the scope of a leaf below it (the policy comes whole from one scope).
+  const auto below = effective.origins.lower_bound(dotted + ".");
+  if (below != effective.origins.end() && below->first.starts_with(dotted + ".")) {
+    return below->second;
+  }
+  return std::nullopt;
 }
 
 std::optional<Access> parse_access(const nlohmann::json& value) {
