@@ -9,6 +9,7 @@
 
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/run/launch_record.hpp"
+#include "launcher/run/mount_points.hpp"
 #include "launcher/run/supervise.hpp"
 #include "launcher/sandbox/explain.hpp"
 #include "launcher/sandbox/refusal.hpp"
@@ -189,12 +190,14 @@ int run(const RunOptions& options) {
     supervise_request.timeout =
         std::chrono::milliseconds(static_cast<long>(options.timeout_seconds * 1000));
   }
+  const auto created_by_bwrap = missing_on_host(mount_destinations(plan.argv));
   SuperviseOutcome outcome;
   try {
     outcome = supervise(supervise_request);
   } catch (const settings::SystemError& e) {
     return refuse(std::string(e.what()) + "; " + kDoctorHint);
   }
+  remove_empty_leftovers(created_by_bwrap);
   const int status = exit_status_of(outcome);
   if (outcome.timed_out) {
     std::cerr << "holdfast: the command exceeded --timeout " << options.timeout_seconds
