@@ -43,14 +43,17 @@ struct PhasePlan {
   bool control = false;
 };
 
-std::vector<PhasePlan> plan_phases(const std::vector<WriterSpec>& writers) {
+std::vector<PhasePlan> plan_phases(const std::vector<WriterSpec>& writers, bool mixed_only) {
   std::vector<PhasePlan> phases;
-  WriterSpec control{"rename-backup", 0};
-  for (const auto& w : writers) {
-    if (w.name == control.name) control = w;
-  }
+  // The control's writer runs back to back, whatever --writers says: its
+  // job is to show that this machine and this harness can see the gap.
+  const WriterSpec control{"rename-backup", 0};
   phases.push_back({"naive vs rename-backup (control)", "naive", {control}, true});
-  for (const auto& w : writers) phases.push_back({"holdfast vs " + w.name, "holdfast", {w}, false});
+  if (!mixed_only || writers.size() == 1) {
+    for (const auto& w : writers) {
+      phases.push_back({"holdfast vs " + w.name, "holdfast", {w}, false});
+    }
+  }
   if (writers.size() > 1) phases.push_back({"holdfast vs mixed", "holdfast", writers, false});
   return phases;
 }
@@ -160,7 +163,9 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
   }
 
   Counters counters;
-  const std::uint64_t wanted = options.seconds > 0 ? 0 : shard_share(options.trials, options.shard);
+  const std::uint64_t total =
+      plan.control && options.control_trials > 0 ? options.control_trials : options.trials;
+  const std::uint64_t wanted = options.seconds > 0 ? 0 : shard_share(total, options.shard);
   const auto started = Clock::now();
   const auto deadline =
       started + std::chrono::duration_cast<Clock::duration>(
@@ -284,7 +289,7 @@ CampaignResult run_campaign(const CampaignOptions& options) {
   result.launchers = options.launchers;
   result.settings_dir = options.work_dir.string();
   result.settings_fs = file_system_name(options.work_dir);
-  const auto phases = plan_phases(options.writers);
+  const auto phases = plan_phases(options.writers, options.mixed_only);
   for (std::size_t i = 0; i < phases.size(); ++i) {
     PhaseResult phase = run_phase(phases[i], options, static_cast<int>(i));
     if (options.progress) {

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
 
   // campaign
   CampaignOptions campaign;
-  std::string writers_spec = "holdfast,rename-backup,copy-backup,in-place";
+  std::string writers_spec = "holdfast:2000,rename-backup:2000,copy-backup:2000,in-place:2000";
   std::string shard_text = "1/1";
   std::string campaign_json;
   std::string work_dir;
@@ -75,12 +75,16 @@ int main(int argc, char** argv) {
                   "Writers and rates, NAME[:RATE],... with RATE saves/s or max (names: holdfast, "
                   "rename-backup, copy-backup, in-place)")
       ->capture_default_str();
+  run->add_flag("--mixed-only", campaign.mixed_only,
+               "Run the control and the mixed phase only, not each writer alone");
   run->add_option("--launchers", campaign.launchers, "Concurrent starts (snapshot mode: readers)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   auto* starts_opt = run->add_option("--starts", starts,
                                      "Trials per phase, over all shards (default: launch 200, "
                                      "snapshot 200000)");
+  run->add_option("--control-starts", campaign.control_trials,
+                  "Trials of the control phase, over all shards (default: as --starts)");
   run->add_option("--seconds", campaign.seconds, "Run each phase this long (per shard) instead")
       ->excludes(starts_opt)
       ->check(CLI::PositiveNumber);

@@ -15,9 +15,12 @@ namespace {
 
 constexpr int kRefusedExit = 125;  // holdfast run: holdfast refused or failed
 
+// A message on one line (bwrap's own message comes before holdfast's).
 std::string first_line(const std::string& text) {
-  const auto line = text.substr(0, text.find('\n'));
-  return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+  std::string line;
+  for (const char c : text) line += c == '\n' ? '|' : c;
+  while (!line.empty() && line.back() == '|') line.pop_back();
+  return line.size() > 400 ? line.substr(0, 400) + "..." : line;
 }
 
 std::vector<std::string> probe_args(const TrialSetup& setup, const fs::path& workspace) {
