@@ -76,10 +76,18 @@ struct Counters {
 
 void record(Counters& counters, const Trial& trial) {
   switch (trial.outcome) {
-    case Outcome::honoured: ++counters.honoured; break;
-    case Outcome::violated: ++counters.violated; break;
-    case Outcome::refused: ++counters.refused; break;
-    case Outcome::error: ++counters.errors; break;
+    case Outcome::honoured:
+      ++counters.honoured;
+      break;
+    case Outcome::violated:
+      ++counters.violated;
+      break;
+    case Outcome::refused:
+      ++counters.refused;
+      break;
+    case Outcome::error:
+      ++counters.errors;
+      break;
   }
   ++counters.trials;
   if (trial.outcome != Outcome::honoured) {
@@ -147,10 +155,10 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
     const auto seed = derive_seed(options.seed, 1000 * static_cast<std::uint64_t>(phase_index) + i);
     char rate[32];
     std::snprintf(rate, sizeof rate, "%g", w.rate);
-    writers.push_back({w.name, std::make_unique<ReportingChild>(std::vector<std::string>{
-                                   options.self, "writer", w.name, "--target",
-                                   dirs.setup.user_file.string(), "--rate", rate, "--seed",
-                                   std::to_string(seed)})});
+    writers.push_back(
+        {w.name, std::make_unique<ReportingChild>(std::vector<std::string>{
+                     options.self, "writer", w.name, "--target", dirs.setup.user_file.string(),
+                     "--rate", rate, "--seed", std::to_string(seed)})});
   }
   bool writers_ready = true;
   for (auto& w : writers) {

@@ -19,20 +19,20 @@
 namespace holdfast::race {
 
 struct CampaignOptions {
-  std::string mode = "launch";        // "launch" or "snapshot"
-  std::vector<WriterSpec> writers;    // each alone, then mixed when more than one
-  bool mixed_only = false;            // skip the phases with one writer alone
-  int launchers = 2;                  // concurrent readers / starts
-  std::uint64_t trials = 0;           // per phase, over all shards (when seconds == 0)
-  std::uint64_t control_trials = 0;   // the control phase's count; 0: same as trials
-  double seconds = 0;                 // per phase and shard, instead of a count
+  std::string mode = "launch";       // "launch" or "snapshot"
+  std::vector<WriterSpec> writers;   // each alone, then mixed when more than one
+  bool mixed_only = false;           // skip the phases with one writer alone
+  int launchers = 2;                 // concurrent readers / starts
+  std::uint64_t trials = 0;          // per phase, over all shards (when seconds == 0)
+  std::uint64_t control_trials = 0;  // the control phase's count; 0: same as trials
+  double seconds = 0;                // per phase and shard, instead of a count
   std::uint64_t seed = 1;
   Shard shard;
-  std::filesystem::path work_dir;     // where settings directories are made
+  std::filesystem::path work_dir;       // where settings directories are made
   std::filesystem::path workspace_dir;  // where launch mode's workspaces are made (not under /dev)
-  std::string self;                   // this program, to start writer processes
-  std::string holdfast;               // launch mode
-  std::string probe;                  // launch mode
+  std::string self;                     // this program, to start writer processes
+  std::string holdfast;                 // launch mode
+  std::string probe;                    // launch mode
   std::function<void(const std::string&)> progress;
 };
 

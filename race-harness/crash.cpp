@@ -27,7 +27,7 @@ constexpr std::uint64_t kFirstGeneration = 1;
 constexpr long kRandomWindowNs = 400'000;
 
 struct KillPlan {
-  std::string point;         // step name, or "random"
+  std::string point;               // step name, or "random"
   std::uint64_t saves_before = 0;  // completed saves before the fatal one
 };
 
@@ -63,8 +63,9 @@ std::uint64_t count_leftovers(const std::string& writer, const fs::path& target)
   const std::string name = target.filename().string();
   for (const auto& entry : fs::directory_iterator(target.parent_path())) {
     const std::string entry_name = entry.path().filename().string();
-    const bool temp = writer == "holdfast" ? entry_name.starts_with(holdfast_prefix)
-                                           : entry_name == name + ".tmp" || entry_name == name + ".new";
+    const bool temp = writer == "holdfast"
+                          ? entry_name.starts_with(holdfast_prefix)
+                          : entry_name == name + ".tmp" || entry_name == name + ".new";
     if (temp) ++count;
   }
   return count;
@@ -131,15 +132,19 @@ void run_round(const std::string& writer, const KillPlan& plan, const fs::path& 
   } else {
     ++cell.errors;  // newer than anything written: the harness is wrong
   }
+  std::uint64_t left_by_the_dead = 0;
   if (writer == "holdfast") {
     // The next save must succeed and sweep what the dead writer left.
+    left_by_the_dead = count_leftovers(writer, target);
     try {
       save_once(writer, target, acked + 2);
     } catch (const std::exception&) {
       ++cell.errors;
     }
   }
-  cell.leftovers += count_leftovers(writer, target);
+  const std::uint64_t remaining = count_leftovers(writer, target);
+  cell.leftovers += remaining;
+  if (left_by_the_dead > remaining) cell.swept += left_by_the_dead - remaining;
 }
 
 }  // namespace
@@ -173,13 +178,14 @@ CrashResult run_crash_campaign(const CrashOptions& options) {
         char line[256];
         std::snprintf(line, sizeof line,
                       "%-14s %-18s %5llu rounds: %5llu old-or-new %4llu missing %4llu torn "
-                      "%4llu stale %4llu leftovers %3llu errors",
+                      "%4llu stale %4llu leftovers %4llu swept %3llu errors",
                       writer.c_str(), point.c_str(), static_cast<unsigned long long>(cell.rounds),
                       static_cast<unsigned long long>(cell.old_or_new),
                       static_cast<unsigned long long>(cell.missing),
                       static_cast<unsigned long long>(cell.torn),
                       static_cast<unsigned long long>(cell.stale),
                       static_cast<unsigned long long>(cell.leftovers),
+                      static_cast<unsigned long long>(cell.swept),
                       static_cast<unsigned long long>(cell.errors));
         options.progress(line);
       }

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
                   "rename-backup, copy-backup, in-place)")
       ->capture_default_str();
   run->add_flag("--mixed-only", campaign.mixed_only,
-               "Run the control and the mixed phase only, not each writer alone");
+                "Run the control and the mixed phase only, not each writer alone");
   run->add_option("--launchers", campaign.launchers, "Concurrent starts (snapshot mode: readers)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
       ->excludes(starts_opt)
       ->check(CLI::PositiveNumber);
   run->add_option("--seed", campaign.seed, "Seed for writer pacing")->capture_default_str();
-  run->add_option("--mode", campaign.mode, "launch: real holdfast run starts; snapshot: the reader alone")
+  run->add_option("--mode", campaign.mode,
+                  "launch: real holdfast run starts; snapshot: the reader alone")
       ->check(CLI::IsMember({"launch", "snapshot"}))
       ->capture_default_str();
   run->add_option("--shard", shard_text, "Run shard I of N (trials split, seeds derived)")
@@ -98,8 +99,10 @@ int main(int argc, char** argv) {
   run->add_option("--dir", work_dir, "Where settings dirs and workspaces go (default /dev/shm)");
   run->add_option("--workspaces", workspace_dir,
                   "Where launch mode's workspaces go (default: the temp directory)");
-  run->add_option("--holdfast", campaign.holdfast, "The holdfast executable")->capture_default_str();
-  run->add_option("--probe", campaign.probe, "The holdfast-probe executable")->capture_default_str();
+  run->add_option("--holdfast", campaign.holdfast, "The holdfast executable")
+      ->capture_default_str();
+  run->add_option("--probe", campaign.probe, "The holdfast-probe executable")
+      ->capture_default_str();
   run->callback([&] {
     try {
       campaign.writers = parse_writer_specs(writers_spec);
@@ -128,7 +131,8 @@ int main(int argc, char** argv) {
       const CampaignResult result = run_campaign(campaign);
       std::cout << campaign_table(result);
       exit_code = exit_code_of(verdict_of(result));
-      if (!write_json(campaign_json, to_json(result))) exit_code = static_cast<int>(Verdict::errors);
+      if (!write_json(campaign_json, to_json(result)))
+        exit_code = static_cast<int>(Verdict::errors);
     } catch (const std::exception& e) {
       std::cerr << "holdfast-race: " << e.what() << "\n";
       exit_code = static_cast<int>(Verdict::errors);

@@ -51,8 +51,7 @@ std::vector<std::string> merged_environment(const std::map<std::string, std::str
   return out;
 }
 
-pid_t spawn(std::vector<std::string> argv, std::vector<std::string> env, int out_fd,
-            int err_fd) {
+pid_t spawn(std::vector<std::string> argv, std::vector<std::string> env, int out_fd, int err_fd) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out_fd, 1);

@@ -22,11 +22,20 @@ std::string escape(const std::string& text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -64,17 +73,18 @@ std::string starts_chart(const CampaignResult& result) {
   for (const auto& phase : result.phases) {
     const char* stroke = kColours[colour % 8];
     for (const auto& [shard, points] : phase.timelines) {
-      svg << "<polyline fill='none' stroke='" << stroke << "' stroke-width='1.5' points='"
-          << kLeft << "," << kHeight;
+      svg << "<polyline fill='none' stroke='" << stroke << "' stroke-width='1.5' points='" << kLeft
+          << "," << kHeight;
       for (const auto& p : points) {
-        svg << " " << format("%.1f,%.1f", kLeft + (kWidth - kLeft) * p.seconds / max_x,
-                             kHeight - kHeight * static_cast<double>(p.trials) / max_y);
+        svg << " "
+            << format("%.1f,%.1f", kLeft + (kWidth - kLeft) * p.seconds / max_x,
+                      kHeight - kHeight * static_cast<double>(p.trials) / max_y);
       }
       svg << "'/>";
     }
     svg << "<rect x='" << kWidth + 10 << "' y='" << 10 + 18 * colour
-        << "' width='10' height='10' fill='" << stroke << "'/><text x='" << kWidth + 25
-        << "' y='" << 19 + 18 * colour << "' font-size='11'>" << escape(phase.name) << "</text>";
+        << "' width='10' height='10' fill='" << stroke << "'/><text x='" << kWidth + 25 << "' y='"
+        << 19 + 18 * colour << "' font-size='11'>" << escape(phase.name) << "</text>";
     ++colour;
   }
   svg << "</svg>";
@@ -82,8 +92,7 @@ std::string starts_chart(const CampaignResult& result) {
 }
 
 // Horizontal bars: one row per label, each with its value.
-std::string bar_chart(const std::vector<std::pair<std::string, double>>& rows,
-                      const char* colour) {
+std::string bar_chart(const std::vector<std::pair<std::string, double>>& rows, const char* colour) {
   constexpr double kLabel = 330, kBar = 380, kRow = 20;
   double max = 0;
   for (const auto& [label, value] : rows) max = std::max(max, value);
@@ -126,32 +135,35 @@ std::string campaign_table(const CampaignResult& r) {
     }
     out += "  " + p.name + ":" + writers + "\n";
     if (r.mode == "launch" && p.loop_seconds > 0) {
-      out += format("    harness overhead: %.1f%% of the launchers' time outside the started "
-                    "processes\n",
-                    100.0 * (p.loop_seconds - p.child_seconds) / p.loop_seconds);
+      out += format(
+          "    harness overhead: %.1f%% of the launchers' time outside the started "
+          "processes\n",
+          100.0 * (p.loop_seconds - p.child_seconds) / p.loop_seconds);
     }
     for (const auto& s : p.samples) out += "    " + s + "\n";
   }
   const Verdict verdict = verdict_of(r);
   out += "verdict: " + verdict_name(verdict);
   if (verdict == Verdict::insensitive) {
-    out += " (the naive control found no violation: this run cannot see the race, so it "
-           "proves nothing; run longer or with faster writers)";
+    out +=
+        " (the naive control found no violation: this run cannot see the race, so it "
+        "proves nothing; run longer or with faster writers)";
   }
   return out + "\n";
 }
 
 std::string crash_table(const CrashResult& r) {
-  std::string out = format("crash campaign, seed %llu, shards %d, settings in %s (%s)\n",
-                           ull(r.seed), r.shard_count, r.settings_dir.c_str(),
-                           r.settings_fs.c_str());
-  out += format("%-14s %-18s %7s %11s %8s %6s %6s %10s %7s\n", "writer", "killed after",
-                "rounds", "old-or-new", "missing", "torn", "stale", "leftovers", "errors");
+  std::string out =
+      format("crash campaign, seed %llu, shards %d, settings in %s (%s)\n", ull(r.seed),
+             r.shard_count, r.settings_dir.c_str(), r.settings_fs.c_str());
+  out += format("%-14s %-18s %7s %11s %8s %6s %6s %10s %6s %7s\n", "writer", "killed after",
+                "rounds", "old-or-new", "missing", "torn", "stale", "leftovers", "swept", "errors");
   for (const auto& c : r.cells) {
-    out += format("%-14s %-18s %7llu %11llu %8llu %6llu %6llu %10llu %7llu%s\n", c.writer.c_str(),
-                  c.point.c_str(), ull(c.rounds), ull(c.old_or_new), ull(c.missing), ull(c.torn),
-                  ull(c.stale), ull(c.leftovers), ull(c.errors),
-                  c.writer == "holdfast" && crash_cell_failed(c) ? "  <- FAILED" : "");
+    out +=
+        format("%-14s %-18s %7llu %11llu %8llu %6llu %6llu %10llu %6llu %7llu%s\n",
+               c.writer.c_str(), c.point.c_str(), ull(c.rounds), ull(c.old_or_new), ull(c.missing),
+               ull(c.torn), ull(c.stale), ull(c.leftovers), ull(c.swept), ull(c.errors),
+               c.writer == "holdfast" && crash_cell_failed(c) ? "  <- FAILED" : "");
   }
   const Verdict verdict = verdict_of(r);
   out += "verdict: " + verdict_name(verdict);

@@ -6,10 +6,14 @@ namespace holdfast::race {
 
 std::string verdict_name(Verdict verdict) {
   switch (verdict) {
-    case Verdict::pass: return "pass";
-    case Verdict::violations: return "violations";
-    case Verdict::insensitive: return "insensitive";
-    case Verdict::errors: return "errors";
+    case Verdict::pass:
+      return "pass";
+    case Verdict::violations:
+      return "violations";
+    case Verdict::insensitive:
+      return "insensitive";
+    case Verdict::errors:
+      return "errors";
   }
   return "errors";
 }
@@ -174,6 +178,7 @@ nlohmann::json to_json(const CrashResult& result) {
                      {"torn", c.torn},
                      {"stale", c.stale},
                      {"leftovers", c.leftovers},
+                     {"swept", c.swept},
                      {"errors", c.errors}});
   }
   return {{"tool", "holdfast-race"},
@@ -216,6 +221,7 @@ CrashResult crash_from_json(const nlohmann::json& json) {
     cell.torn = c.at("torn").get<std::uint64_t>();
     cell.stale = c.at("stale").get<std::uint64_t>();
     cell.leftovers = c.at("leftovers").get<std::uint64_t>();
+    cell.swept = c.value("swept", std::uint64_t{0});
     cell.errors = c.at("errors").get<std::uint64_t>();
     result.cells.push_back(cell);
   }
@@ -274,6 +280,7 @@ void merge_into(CrashResult& into, const CrashResult& shard) {
     same->torn += cell.torn;
     same->stale += cell.stale;
     same->leftovers += cell.leftovers;
+    same->swept += cell.swept;
     same->errors += cell.errors;
   }
   if (into.settings_dir.empty()) {

@@ -39,8 +39,8 @@ struct WriterStats {
 
 // One reader against one set of writers.
 struct PhaseResult {
-  std::string name;     // "naive vs rename-backup", "holdfast vs mixed", ...
-  std::string reader;   // "naive" or "holdfast"
+  std::string name;    // "naive vs rename-backup", "holdfast vs mixed", ...
+  std::string reader;  // "naive" or "holdfast"
   std::vector<std::string> writers;
   bool control = false;  // the positive control: it must find violations
   std::uint64_t trials = 0;
@@ -48,9 +48,9 @@ struct PhaseResult {
   std::uint64_t violated = 0;
   std::uint64_t refused = 0;  // failed closed: not a violation
   std::uint64_t errors = 0;   // could not be classified
-  double seconds = 0;          // wall time of the phase
-  double child_seconds = 0;    // launch mode: summed wall time of the started processes
-  double loop_seconds = 0;     // launch mode: summed wall time of the launchers' loops
+  double seconds = 0;         // wall time of the phase
+  double child_seconds = 0;   // launch mode: summed wall time of the started processes
+  double loop_seconds = 0;    // launch mode: summed wall time of the launchers' loops
   std::map<std::string, WriterStats> writer_stats;
   std::map<int, std::vector<TimelinePoint>> timelines;  // by shard index
   std::vector<std::string> samples;  // a few refusal and error messages, for the reader
@@ -77,6 +77,7 @@ struct CrashCell {
   std::uint64_t torn = 0;        // the file is there but empty or invalid
   std::uint64_t stale = 0;       // an acknowledged update was lost
   std::uint64_t leftovers = 0;   // names left after the next save (holdfast: must be swept)
+  std::uint64_t swept = 0;       // holdfast: temps the dead writer left that the next save removed
   std::uint64_t errors = 0;      // the round could not be run
 };
 

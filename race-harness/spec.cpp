@@ -57,7 +57,8 @@ std::vector<WriterSpec> parse_writer_specs(std::string_view text) {
     }
     specs.push_back(spec);
   }
-  if (specs.empty()) throw SpecError("--writers names no writer; known writers: " + known_writers());
+  if (specs.empty())
+    throw SpecError("--writers names no writer; known writers: " + known_writers());
   return specs;
 }
 

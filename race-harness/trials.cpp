@@ -119,7 +119,8 @@ Trial launch_trial(const std::string& reader, const TrialSetup& setup, const fs:
   if (reader == "naive" && naive_runs_unconfined(read_naively(setup.user_file))) {
     argv = probe_args(setup, workspace);  // "no policy": the seeds' launcher runs it as is
   } else {
-    argv = {setup.holdfast, "run", "--workspace", workspace.string(), "--cwd", workspace.string(), "--"};
+    argv = {setup.holdfast,     "run", "--workspace", workspace.string(), "--cwd",
+            workspace.string(), "--"};
     for (auto& arg : probe_args(setup, workspace)) argv.push_back(std::move(arg));
   }
   try {

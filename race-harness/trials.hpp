@@ -35,10 +35,10 @@ struct Trial {
 };
 
 struct TrialSetup {
-  settings::ScopePaths paths;   // system_dir and config_dir (the writers' directory)
+  settings::ScopePaths paths;  // system_dir and config_dir (the writers' directory)
   std::filesystem::path user_file;
-  std::string holdfast;         // path of the holdfast executable
-  std::string probe;            // path of holdfast-probe
+  std::string holdfast;  // path of the holdfast executable
+  std::string probe;     // path of holdfast-probe
 };
 
 Trial snapshot_trial(const std::string& reader, const TrialSetup& setup);

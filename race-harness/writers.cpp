@@ -56,9 +56,7 @@ void save_holdfast(const fs::path& target, std::uint64_t generation, const StepH
   paths.system_dir = target.parent_path() / "unused-system-dir";
   settings::StoreOptions options;
   if (hook) {
-    options.after_write_step = [&](settings::WriteStep s) {
-      hook(settings::write_step_name(s));
-    };
+    options.after_write_step = [&](settings::WriteStep s) { hook(settings::write_step_name(s)); };
   }
   settings::Store store(paths, options);
   store.update(settings::Scope::user, [&](nlohmann::json& document) {
@@ -178,8 +176,9 @@ int run_writer(const WriterLoopOptions& options) {
     }
     if (options.rate > 0) {
       const double seconds = gap(random);
-      timespec pause{static_cast<time_t>(seconds),
-                     static_cast<long>((seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e9)};
+      timespec pause{
+          static_cast<time_t>(seconds),
+          static_cast<long>((seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e9)};
       ::nanosleep(&pause, nullptr);  // the writer's own pace, interrupted by SIGTERM
     }
   }

@@ -1,7 +1,7 @@
 // Verdicts, the upper bound, and merging shards through JSON.
-#include <gtest/gtest.h>
-
 #include "race-harness/result.hpp"
+
+#include <gtest/gtest.h>
 
 namespace holdfast::race {
 namespace {
@@ -88,8 +88,8 @@ TEST(Merge, ShardsAddUpThroughJson) {
 
 TEST(Crash, HoldfastMustBeCleanAndTheControlMustLose) {
   CrashResult r;
-  r.cells.push_back({"holdfast", "rename", 10, 10, 0, 0, 0, 0, 0});
-  r.cells.push_back({"rename-backup", "rename_to_backup", 10, 0, 10, 0, 0, 10, 0});
+  r.cells.push_back({"holdfast", "rename", 10, 10, 0, 0, 0, 0, 0, 0});
+  r.cells.push_back({"rename-backup", "rename_to_backup", 10, 0, 10, 0, 0, 10, 0, 0});
   EXPECT_EQ(verdict_of(r), Verdict::pass);
   r.cells[0].leftovers = 1;
   EXPECT_EQ(verdict_of(r), Verdict::violations);

@@ -1,9 +1,9 @@
 // Writer specs, shard specs and seed derivation.
+#include "race-harness/spec.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
-
-#include "race-harness/spec.hpp"
 
 namespace holdfast::race {
 namespace {
