@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   run->add_option("--shard", shard_text, "Run shard I of N (trials split, seeds derived)")
       ->capture_default_str();
   run->add_option("--json", campaign_json, "Write the result (for report) to FILE");
-  run->add_option("--dir", work_dir, "Where settings dirs and workspaces go (default /dev/shm)");
+  run->add_option("--dir", work_dir, "Where the settings dirs go (default /dev/shm, tmpfs)");
   run->add_option("--workspaces", workspace_dir,
                   "Where launch mode's workspaces go (default: the temp directory)");
   run->add_option("--holdfast", campaign.holdfast, "The holdfast executable")
