@@ -1,0 +1,320 @@
+#include "race-harness/campaign.hpp"
+
+#include <linux/magic.h>
+#include <sys/statfs.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "race-harness/documents.hpp"
+#include "race-harness/process.hpp"
+#include "race-harness/trials.hpp"
+
+namespace holdfast::race {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxSamples = 10;
+constexpr std::size_t kMaxTimelinePoints = 400;
+constexpr auto kWriterReady = std::chrono::seconds(20);
+constexpr auto kWriterGrace = std::chrono::seconds(3);
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+struct PhasePlan {
+  std::string name;
+  std::string reader;
+  std::vector<WriterSpec> writers;
+  bool control = false;
+};
+
+std::vector<PhasePlan> plan_phases(const std::vector<WriterSpec>& writers, bool mixed_only) {
+  std::vector<PhasePlan> phases;
+  // The control's writer runs back to back, whatever --writers says: its
+  // job is to show that this machine and this harness can see the gap.
+  const WriterSpec control{"rename-backup", 0};
+  phases.push_back({"naive vs rename-backup (control)", "naive", {control}, true});
+  if (!mixed_only || writers.size() == 1) {
+    for (const auto& w : writers) {
+      phases.push_back({"holdfast vs " + w.name, "holdfast", {w}, false});
+    }
+  }
+  if (writers.size() > 1) phases.push_back({"holdfast vs mixed", "holdfast", writers, false});
+  return phases;
+}
+
+// The shared state of one phase's launcher threads.
+struct Counters {
+  std::atomic<std::uint64_t> claimed{0};
+  std::atomic<std::uint64_t> trials{0};
+  std::atomic<std::uint64_t> honoured{0};
+  std::atomic<std::uint64_t> violated{0};
+  std::atomic<std::uint64_t> refused{0};
+  std::atomic<std::uint64_t> errors{0};
+  std::mutex mutex;  // guards the rest
+  std::condition_variable finished_changed;
+  int finished = 0;
+  double child_seconds = 0;
+  double loop_seconds = 0;
+  std::vector<std::string> samples;
+};
+
+void record(Counters& counters, const Trial& trial) {
+  switch (trial.outcome) {
+    case Outcome::honoured:
+      ++counters.honoured;
+      break;
+    case Outcome::violated:
+      ++counters.violated;
+      break;
+    case Outcome::refused:
+      ++counters.refused;
+      break;
+    case Outcome::error:
+      ++counters.errors;
+      break;
+  }
+  ++counters.trials;
+  if (trial.outcome != Outcome::honoured) {
+    const char* kind = trial.outcome == Outcome::violated  ? "violated"
+                       : trial.outcome == Outcome::refused ? "refused"
+                                                           : "error";
+    std::lock_guard lock(counters.mutex);
+    if (counters.samples.size() < kMaxSamples) {
+      counters.samples.push_back(std::string(kind) + ": " + trial.note);
+    }
+  }
+}
+
+struct PhaseDirs {
+  TrialSetup setup;
+  std::vector<fs::path> workspaces;
+};
+
+PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root, int launchers,
+                          const CampaignOptions& options) {
+  PhaseDirs dirs;
+  auto& paths = dirs.setup.paths;
+  paths.system_dir = root / "system";
+  paths.config_dir = root / "config";
+  fs::create_directories(paths.system_dir);
+  fs::create_directories(paths.config_dir);
+  // The other operator scopes exist and are valid, so a reader decides on
+  // them at once; only the user file is raced.
+  write_file(paths.system_dir / "system-defaults.json", "{}\n");
+  write_file(paths.system_dir / "settings.json", "{}\n");
+  dirs.setup.user_file = paths.config_dir / "settings.json";
+  write_file(dirs.setup.user_file, policy_text(0));
+  dirs.setup.holdfast = options.holdfast;
+  dirs.setup.probe = options.probe;
+  for (int i = 0; i < launchers; ++i) {
+    const fs::path workspace = workspace_root / ("workspace-" + std::to_string(i));
+    fs::create_directories(workspace / ".holdfast");
+    write_file(workspace / ".holdfast" / "settings.json", "{}\n");
+    write_file(workspace / "marker", "the probe must be able to read this\n");
+    dirs.workspaces.push_back(workspace);
+  }
+  return dirs;
+}
+
+struct RunningWriter {
+  std::string name;
+  std::unique_ptr<ReportingChild> child;
+};
+
+PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int phase_index) {
+  PhaseResult result;
+  result.name = plan.name;
+  result.reader = plan.reader;
+  result.control = plan.control;
+  for (const auto& w : plan.writers) result.writers.push_back(format_writer_spec(w));
+
+  ScratchDir root(options.work_dir, "phase");
+  ScratchDir workspaces(options.workspace_dir, "workspaces");
+  const PhaseDirs dirs =
+      make_phase_dirs(root.path(), workspaces.path(), options.launchers, options);
+
+  std::vector<RunningWriter> writers;
+  for (std::size_t i = 0; i < plan.writers.size(); ++i) {
+    const auto& w = plan.writers[i];
+    const auto seed = derive_seed(options.seed, 1000 * static_cast<std::uint64_t>(phase_index) + i);
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%g", w.rate);
+    writers.push_back(
+        {w.name, std::make_unique<ReportingChild>(std::vector<std::string>{
+                     options.self, "writer", w.name, "--target", dirs.setup.user_file.string(),
+                     "--rate", rate, "--seed", std::to_string(seed)})});
+  }
+  bool writers_ready = true;
+  for (auto& w : writers) {
+    const std::string line = w.child->read_line(kWriterReady);
+    if (line != "ready") {
+      writers_ready = false;
+      result.samples.push_back("error: writer " + w.name + " did not complete a save (said \"" +
+                               line + "\")");
+    }
+  }
+
+  Counters counters;
+  const std::uint64_t total =
+      plan.control && options.control_trials > 0 ? options.control_trials : options.trials;
+  const std::uint64_t wanted = options.seconds > 0 ? 0 : shard_share(total, options.shard);
+  const auto started = Clock::now();
+  const auto deadline =
+      started + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options.seconds > 0 ? options.seconds : 0));
+  const bool launch = options.mode == "launch";
+  std::vector<std::thread> threads;
+  const int thread_count = writers_ready ? options.launchers : 0;
+  for (int t = 0; t < thread_count; ++t) {
+    threads.emplace_back([&, t] {
+      double child_seconds = 0;
+      const auto loop_started = Clock::now();
+      for (;;) {
+        if (options.seconds > 0) {
+          if (Clock::now() >= deadline) break;
+        } else if (counters.claimed.fetch_add(1) >= wanted) {
+          break;
+        }
+        const Trial trial = launch ? launch_trial(plan.reader, dirs.setup, dirs.workspaces[t])
+                                   : snapshot_trial(plan.reader, dirs.setup);
+        child_seconds += trial.child_seconds;
+        record(counters, trial);
+      }
+      const double loop_seconds =
+          std::chrono::duration<double>(Clock::now() - loop_started).count();
+      std::lock_guard lock(counters.mutex);
+      counters.child_seconds += child_seconds;
+      counters.loop_seconds += loop_seconds;
+      ++counters.finished;
+      counters.finished_changed.notify_all();
+    });
+  }
+
+  // Progress points, taken while the launchers work (a measurement, not
+  // synchronisation: the loop ends on the launchers' "finished" event).
+  auto& timeline = result.timelines[options.shard.index];
+  auto interval = std::chrono::milliseconds(100);
+  const auto sample = [&] {
+    timeline.push_back({std::chrono::duration<double>(Clock::now() - started).count(),
+                        counters.trials.load(), counters.violated.load(), counters.refused.load()});
+    if (timeline.size() >= kMaxTimelinePoints) {
+      std::vector<TimelinePoint> kept;
+      for (std::size_t i = 0; i < timeline.size(); i += 2) kept.push_back(timeline[i]);
+      timeline = std::move(kept);
+      interval *= 2;
+    }
+  };
+  {
+    std::unique_lock lock(counters.mutex);
+    while (counters.finished < thread_count) {
+      counters.finished_changed.wait_for(lock, interval,
+                                         [&] { return counters.finished >= thread_count; });
+      lock.unlock();
+      sample();
+      lock.lock();
+    }
+  }
+  for (auto& thread : threads) thread.join();
+  if (timeline.empty() || timeline.back().trials != counters.trials.load()) sample();
+  result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+
+  for (auto& w : writers) {
+    const int status = w.child->stop(kWriterGrace);
+    const std::string line = w.child->read_line(kWriterGrace);
+    const auto stats = nlohmann::json::parse(line, nullptr, false);
+    WriterStats& out = result.writer_stats[w.name];
+    if (stats.is_object() && stats.contains("saves")) {
+      out.saves = stats["saves"].get<std::uint64_t>();
+      out.failures = stats["failures"].get<std::uint64_t>();
+    } else {
+      result.samples.push_back("error: writer " + w.name + " gave no counts (exit " +
+                               std::to_string(exit_status(status)) + ")");
+      ++result.errors;
+    }
+  }
+  if (!writers_ready) ++result.errors;
+
+  result.trials = counters.trials;
+  result.honoured = counters.honoured;
+  result.violated = counters.violated;
+  result.refused = counters.refused;
+  result.errors += counters.errors;
+  result.child_seconds = counters.child_seconds;
+  result.loop_seconds = counters.loop_seconds;
+  for (auto& s : counters.samples) {
+    if (result.samples.size() < kMaxSamples) result.samples.push_back(std::move(s));
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string file_system_name(const fs::path& path) {
+  struct statfs info {};
+  if (::statfs(path.c_str(), &info) != 0) return "unknown";
+  if (info.f_type == TMPFS_MAGIC) return "tmpfs";
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%lx", static_cast<unsigned long>(info.f_type));
+  return hex;
+}
+
+ScratchDir::ScratchDir(const fs::path& base, const std::string& tag) {
+  std::string pattern = (base / ("holdfast-race-" + tag + ".XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("cannot make a directory in " + base.string() + ": " +
+                             std::strerror(errno));
+  }
+  path_ = pattern;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+CampaignResult run_campaign(const CampaignOptions& options) {
+  CampaignResult result;
+  result.mode = options.mode;
+  result.seed = options.seed;
+  result.shard_index = options.shard.index;
+  result.shard_count = options.shard.count;
+  result.launchers = options.launchers;
+  result.settings_dir = options.work_dir.string();
+  result.settings_fs = file_system_name(options.work_dir);
+  const auto phases = plan_phases(options.writers, options.mixed_only);
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    PhaseResult phase = run_phase(phases[i], options, static_cast<int>(i));
+    if (options.progress) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "%-36s %8llu trials %6llu violated %6llu refused %4llu errors %7.1f s "
+                    "%9.1f/s",
+                    phase.name.c_str(), static_cast<unsigned long long>(phase.trials),
+                    static_cast<unsigned long long>(phase.violated),
+                    static_cast<unsigned long long>(phase.refused),
+                    static_cast<unsigned long long>(phase.errors), phase.seconds,
+                    phase.seconds > 0 ? phase.trials / phase.seconds : 0.0);
+      options.progress(line);
+    }
+    result.phases.push_back(std::move(phase));
+  }
+  return result;
+}
+
+}  // namespace holdfast::race

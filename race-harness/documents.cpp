@@ -1,0 +1,64 @@
+#include "race-harness/documents.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace holdfast::race {
+
+nlohmann::json policy_document(std::uint64_t generation) {
+  return {{"tools", {{"executionSandbox", {{"filesystem", "read-only"}, {"network", "closed"}}}}},
+          {"raceHarness", {{"generation", generation}}}};
+}
+
+std::string policy_text(std::uint64_t generation) {
+  return policy_document(generation).dump(2) + "\n";
+}
+
+bool is_strict_policy(const nlohmann::json& settings) {
+  if (!settings.is_object()) return false;
+  const auto tools = settings.find("tools");
+  if (tools == settings.end() || !tools->is_object()) return false;
+  const auto sandbox = tools->find("executionSandbox");
+  if (sandbox == tools->end() || !sandbox->is_object()) return false;
+  return sandbox->value("filesystem", nlohmann::json()) == "read-only" &&
+         sandbox->value("network", nlohmann::json()) == "closed";
+}
+
+NaiveReading read_naively(const std::filesystem::path& path) {
+  NaiveReading reading;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    // Any failure to open is "no settings" to this reader; the race shows
+    // itself as ENOENT.
+    reading.kind = NaiveReading::Kind::missing;
+    return reading;
+  }
+  std::string bytes;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  const auto document = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded() || !document.is_object()) {
+    reading.kind = NaiveReading::Kind::damaged;
+    return reading;
+  }
+  reading.kind = is_strict_policy(document) ? NaiveReading::Kind::strict : NaiveReading::Kind::lax;
+  const auto harness = document.find("raceHarness");
+  if (harness != document.end() && harness->is_object()) {
+    const auto generation = harness->find("generation");
+    if (generation != harness->end() && generation->is_number_unsigned()) {
+      reading.generation = generation->get<std::uint64_t>();
+      reading.has_generation = true;
+    }
+  }
+  return reading;
+}
+
+}  // namespace holdfast::race

@@ -1,0 +1,55 @@
+// Starting and stopping the processes a campaign runs: the confined starts
+// (output captured) and the long-running writer processes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "settings/fd.hpp"
+
+namespace holdfast::race {
+
+struct Captured {
+  int status = 0;  // raw wait status
+  std::string out;
+  std::string err;
+  double seconds = 0;  // from spawn to reap
+};
+
+// Runs argv[0] (a path) with `environment` added to ours, captures stdout
+// and stderr, and waits for it. Throws std::runtime_error when it cannot be
+// started.
+Captured run_captured(const std::vector<std::string>& argv,
+                      const std::map<std::string, std::string>& environment);
+
+// The exit code a wait status stands for: the code, or 128+signal.
+int exit_status(int wait_status);
+
+// A process whose stdout is a pipe we read line by line; stopped with
+// SIGTERM, then SIGKILL if it does not exit within a grace period.
+class ReportingChild {
+ public:
+  explicit ReportingChild(const std::vector<std::string>& argv);
+  ~ReportingChild();
+  ReportingChild(const ReportingChild&) = delete;
+  ReportingChild& operator=(const ReportingChild&) = delete;
+
+  // The next line the child writes, waiting at most `timeout`; empty when
+  // the child closed its output or the time ran out.
+  std::string read_line(std::chrono::milliseconds timeout);
+  // SIGTERM, wait up to `grace`, then SIGKILL; returns the wait status and
+  // leaves any last output for read_line.
+  int stop(std::chrono::milliseconds grace);
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  settings::UniqueFd out_;
+  std::string buffered_;
+};
+
+}  // namespace holdfast::race

@@ -1,0 +1,79 @@
+// Classifying a start from what the probe said, and the naive reader on
+// real files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "race-harness/documents.hpp"
+#include "race-harness/trials.hpp"
+
+namespace holdfast::race {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kWorkspace = "/w";
+
+Captured start(int code, const std::string& out, const std::string& err = "") {
+  Captured c;
+  c.status = code << 8;  // as waitpid reports an exit with `code`
+  EXPECT_TRUE(WIFEXITED(c.status));
+  c.out = out;
+  c.err = err;
+  return c;
+}
+
+std::string probe_line(bool marker, bool write, bool inet) {
+  const auto b = [](bool v) { return v ? "true" : "false"; };
+  return std::string(R"({"results":[{"check":"read:/w/marker","allowed":)") + b(marker) +
+         R"(},{"check":"write:/w/probe-write","allowed":)" + b(write) +
+         R"(},{"check":"socket-inet","allowed":)" + b(inet) + "}]}\n";
+}
+
+TEST(ClassifyStart, PolicyInForceIsHonoured) {
+  EXPECT_EQ(classify_start(start(0, probe_line(true, false, false)), kWorkspace).outcome,
+            Outcome::honoured);
+}
+
+TEST(ClassifyStart, WritableWorkspaceOrOpenNetworkIsAViolation) {
+  EXPECT_EQ(classify_start(start(0, probe_line(true, true, false)), kWorkspace).outcome,
+            Outcome::violated);
+  EXPECT_EQ(classify_start(start(0, probe_line(true, false, true)), kWorkspace).outcome,
+            Outcome::violated);
+}
+
+TEST(ClassifyStart, Exit125IsARefusal) {
+  const Trial t = classify_start(start(125, "", "holdfast: refusing\nto launch\n"), kWorkspace);
+  EXPECT_EQ(t.outcome, Outcome::refused);
+  EXPECT_EQ(t.note, "holdfast: refusing|to launch");
+}
+
+TEST(ClassifyStart, AProbeThatCannotSeeTheWorkspaceProvesNothing) {
+  EXPECT_EQ(classify_start(start(0, probe_line(false, false, false)), kWorkspace).outcome,
+            Outcome::error);
+  EXPECT_EQ(classify_start(start(0, "garbage"), kWorkspace).outcome, Outcome::error);
+  EXPECT_EQ(classify_start(start(2, ""), kWorkspace).outcome, Outcome::error);
+}
+
+TEST(NaiveReader, MissingDamagedLaxAndStrict) {
+  const fs::path dir = fs::temp_directory_path() / ("race-naive-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "settings.json";
+  EXPECT_EQ(read_naively(file).kind, NaiveReading::Kind::missing);
+  std::ofstream(file) << "{\"tools\": ";
+  EXPECT_EQ(read_naively(file).kind, NaiveReading::Kind::damaged);
+  std::ofstream(file) << R"({"tools": {"executionSandbox": {"filesystem": "workspace-write"}}})";
+  EXPECT_EQ(read_naively(file).kind, NaiveReading::Kind::lax);
+  std::ofstream(file) << policy_text(7);
+  const NaiveReading strict = read_naively(file);
+  EXPECT_EQ(strict.kind, NaiveReading::Kind::strict);
+  EXPECT_TRUE(strict.has_generation);
+  EXPECT_EQ(strict.generation, 7u);
+  EXPECT_FALSE(naive_runs_unconfined(strict));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace holdfast::race

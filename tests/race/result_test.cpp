@@ -1,0 +1,106 @@
+// Verdicts, the upper bound, and merging shards through JSON.
+#include "race-harness/result.hpp"
+
+#include <gtest/gtest.h>
+
+namespace holdfast::race {
+namespace {
+
+PhaseResult phase(const std::string& name, bool control, std::uint64_t honoured,
+                  std::uint64_t violated, std::uint64_t refused = 0) {
+  PhaseResult p;
+  p.name = name;
+  p.reader = control ? "naive" : "holdfast";
+  p.writers = {"rename-backup:max"};
+  p.control = control;
+  p.honoured = honoured;
+  p.violated = violated;
+  p.refused = refused;
+  p.trials = honoured + violated + refused;
+  p.seconds = 2;
+  p.writer_stats["rename-backup"] = {100, 0};
+  p.timelines[1] = {{1.0, p.trials / 2, 0, 0}, {2.0, p.trials, violated, refused}};
+  return p;
+}
+
+CampaignResult campaign(std::vector<PhaseResult> phases) {
+  CampaignResult r;
+  r.mode = "snapshot";
+  r.settings_dir = "/dev/shm";
+  r.settings_fs = "tmpfs";
+  r.phases = std::move(phases);
+  return r;
+}
+
+TEST(UpperBound, RuleOfThreeWithoutViolations) {
+  EXPECT_DOUBLE_EQ(upper_bound_95(0, 1000), 0.003);
+  EXPECT_DOUBLE_EQ(upper_bound_95(0, 0), 1.0);
+  const double bound = upper_bound_95(10, 1000);
+  EXPECT_GT(bound, 0.01);
+  EXPECT_LT(bound, 0.02);
+}
+
+TEST(Verdict, PassNeedsASensitiveControlAndNoViolations) {
+  EXPECT_EQ(verdict_of(campaign({phase("c", true, 90, 10), phase("h", false, 100, 0, 5)})),
+            Verdict::pass);
+}
+
+TEST(Verdict, RefusalsAreNotViolations) {
+  EXPECT_EQ(verdict_of(campaign({phase("c", true, 90, 10), phase("h", false, 1, 0, 99)})),
+            Verdict::pass);
+}
+
+TEST(Verdict, AnyHoldfastViolationFails) {
+  EXPECT_EQ(verdict_of(campaign({phase("c", true, 90, 10), phase("h", false, 99, 1)})),
+            Verdict::violations);
+}
+
+TEST(Verdict, AControlThatSawNothingIsInsensitiveNotAPass) {
+  EXPECT_EQ(verdict_of(campaign({phase("c", true, 100, 0), phase("h", false, 100, 0)})),
+            Verdict::insensitive);
+  EXPECT_EQ(verdict_of(campaign({phase("h", false, 100, 0)})), Verdict::insensitive);
+}
+
+TEST(Verdict, EveryStartRefusedOrAWriterThatNeverSavedIsAnError) {
+  EXPECT_EQ(verdict_of(campaign({phase("c", true, 90, 10), phase("h", false, 0, 0, 100)})),
+            Verdict::errors);
+  auto idle = phase("h", false, 100, 0);
+  idle.writer_stats["rename-backup"].saves = 0;
+  EXPECT_EQ(verdict_of(campaign({phase("c", true, 90, 10), idle})), Verdict::errors);
+}
+
+TEST(Merge, ShardsAddUpThroughJson) {
+  auto first = campaign({phase("c", true, 90, 10), phase("h", false, 100, 0, 3)});
+  first.shard_count = 2;
+  auto second = first;
+  second.shard_index = 2;
+  for (auto& p : second.phases) p.timelines = {{2, p.timelines[1]}};
+  CampaignResult merged = campaign_from_json(to_json(first));
+  merge_into(merged, campaign_from_json(to_json(second)));
+  ASSERT_EQ(merged.phases.size(), 2u);
+  EXPECT_EQ(merged.phases[0].violated, 20u);
+  EXPECT_EQ(merged.phases[1].trials, 206u);
+  EXPECT_EQ(merged.phases[1].refused, 6u);
+  EXPECT_EQ(merged.phases[1].writer_stats["rename-backup"].saves, 200u);
+  EXPECT_EQ(merged.phases[1].timelines.size(), 2u);
+  EXPECT_EQ(verdict_of(merged), Verdict::pass);
+}
+
+TEST(Crash, HoldfastMustBeCleanAndTheControlMustLose) {
+  CrashResult r;
+  r.cells.push_back({"holdfast", "rename", 10, 10, 0, 0, 0, 0, 0, 0});
+  r.cells.push_back({"rename-backup", "rename_to_backup", 10, 0, 10, 0, 0, 10, 0, 0});
+  EXPECT_EQ(verdict_of(r), Verdict::pass);
+  r.cells[0].leftovers = 1;
+  EXPECT_EQ(verdict_of(r), Verdict::violations);
+  r.cells[0].leftovers = 0;
+  r.cells[1].missing = 0;
+  r.cells[1].old_or_new = 10;
+  EXPECT_EQ(verdict_of(r), Verdict::insensitive);
+  const CrashResult round_trip = crash_from_json(to_json(r));
+  ASSERT_EQ(round_trip.cells.size(), 2u);
+  EXPECT_EQ(round_trip.cells[1].leftovers, 10u);
+}
+
+}  // namespace
+}  // namespace holdfast::race
