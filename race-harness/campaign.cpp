@@ -127,6 +127,12 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root, 
     fs::create_directories(workspace / ".holdfast");
     write_file(workspace / ".holdfast" / "settings.json", "{}\n");
     write_file(workspace / "marker", "the probe must be able to read this\n");
+    // A copy of the probe inside the workspace, the one place below the
+    // campaign's root that the sandbox shows (its /tmp is private).
+    if (!options.probe.empty()) {
+      fs::copy_file(options.probe, workspace / "holdfast-probe",
+                    fs::copy_options::overwrite_existing);
+    }
     dirs.workspaces.push_back(workspace);
   }
   return dirs;

@@ -23,8 +23,10 @@ std::string first_line(const std::string& text) {
   return line.size() > 400 ? line.substr(0, 400) + "..." : line;
 }
 
-std::vector<std::string> probe_args(const TrialSetup& setup, const fs::path& workspace) {
-  return {setup.probe, "read:" + (workspace / "marker").string(),
+std::vector<std::string> probe_args(const TrialSetup& /*setup*/, const fs::path& workspace) {
+  // The workspace's own copy of the probe: the sandbox hides the rest of
+  // /tmp (and the build tree may be there).
+  return {(workspace / "holdfast-probe").string(), "read:" + (workspace / "marker").string(),
           "write:" + (workspace / "probe-write").string(), "socket-inet"};
 }
 

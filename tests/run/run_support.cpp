@@ -82,6 +82,9 @@ void RunTest::SetUp() {
   // writable by others, as strict modes require of settings directories.
   fs::permissions(base_, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec |
                              fs::perms::group_read | fs::perms::others_read);
+  probe_ = base_ / "bin" / "holdfast-probe";
+  fs::create_directories(probe_.parent_path());
+  fs::copy_file(kProbe, probe_);
   workspace_ = base_ / "ws";
   system_dir_ = base_ / "system";
   config_dir_ = base_ / "config";
@@ -197,7 +200,7 @@ Result RunTest::run(const std::vector<std::string>& command,
 }
 
 ProbeRun RunTest::probe_run(const std::vector<std::string>& checks, const Launch& launch) {
-  std::vector<std::string> command = {kProbe};
+  std::vector<std::string> command = {probe_.string()};
   command.insert(command.end(), checks.begin(), checks.end());
   ProbeRun probe;
   probe.result = run(command, {}, launch);

@@ -91,6 +91,8 @@ class RunTest : public ::testing::Test {
   ProbeRun probe_run(const std::vector<std::string>& checks, const Launch& launch = {});
 
   fs::path base_;        // /var/tmp/holdfast-run-test.XXXXXX, removed afterwards
+  fs::path probe_;       // a copy of holdfast-probe under base_: the build tree
+                         // may be under /tmp, which the sandbox hides
   fs::path workspace_;   // base/ws
   fs::path system_dir_;  // base/system
   fs::path config_dir_;  // base/config
