@@ -10,7 +10,7 @@
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
-#include "launcher/seccomp/filter.hpp"
+#include "launcher/seccomp/program.hpp"
 #include "settings/errors.hpp"
 
 namespace holdfast::launcher {
@@ -85,7 +85,9 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
 
   start = Clock::now();
   plan.filter = filter_options_for(plan.policy);
-  plan.seccomp_fd = seccomp::export_bpf_to_memfd(seccomp::build_filter(plan.filter));
+  const seccomp::Program program = seccomp::program_for(plan.filter);
+  plan.seccomp_fd = seccomp::program_to_memfd(program.bytes);
+  plan.seccomp_baked = program.baked;
   plan.timings.seccomp = since(start);
 
   start = Clock::now();

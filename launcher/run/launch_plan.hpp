@@ -23,14 +23,14 @@ struct LaunchRequest {
   std::filesystem::path workspace;  // absolute
   std::filesystem::path cwd;        // absolute, the caller's logical cwd
   std::vector<std::string> command;
-  std::string bwrap_path;           // located beforehand (locate_bwrap)
+  std::string bwrap_path;  // located beforehand (locate_bwrap)
   settings::SnapshotOptions snapshot_options;
 };
 
 struct LaunchTimings {
   std::chrono::microseconds snapshot{0};
   std::chrono::microseconds policy{0};   // policy, host facts, admission, argv
-  std::chrono::microseconds seccomp{0};  // filter build and BPF export
+  std::chrono::microseconds seccomp{0};  // program (baked or built) into its memfd
 };
 
 struct LaunchPlan {
@@ -39,9 +39,10 @@ struct LaunchPlan {
   sandbox::Policy policy;
   sandbox::HostFacts facts;
   seccomp::FilterOptions filter;
-  std::vector<std::string> argv;      // argv[0] is bwrap
-  settings::UniqueFd seccomp_fd;      // the BPF program, for --seccomp
-  settings::UniqueFd empty_file_fd;   // data of denied files, when the policy has any
+  std::vector<std::string> argv;     // argv[0] is bwrap
+  settings::UniqueFd seccomp_fd;     // the BPF program, for --seccomp
+  bool seccomp_baked = false;        // the program was compiled at build time
+  settings::UniqueFd empty_file_fd;  // data of denied files, when the policy has any
   LaunchTimings timings;
 
   // The descriptors bwrap must inherit.

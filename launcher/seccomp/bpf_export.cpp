@@ -13,29 +13,41 @@ namespace {
 
 constexpr const char* memfd_name = "holdfast-seccomp-bpf";
 
-void export_into(const Filter& filter, int fd) {
-  const int rc = seccomp_export_bpf(filter.get(), fd);
-  if (rc < 0) throw SeccompError("cannot export the filter as BPF (seccomp_export_bpf)", -rc);
+UniqueFd create_memfd() {
+  UniqueFd fd{::memfd_create(memfd_name, MFD_CLOEXEC | MFD_ALLOW_SEALING)};
+  if (!fd.valid())
+    settings::throw_errno("cannot create a memfd for the seccomp filter", memfd_name);
+  return fd;
+}
+
+// Seals the written program and rewinds: bwrap reads from the current
+// offset, and writing left it at the end.
+void seal_and_rewind(int fd) {
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+    settings::throw_errno("cannot seal the seccomp filter memfd", memfd_name);
+  }
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  if (size < 0) settings::throw_errno("cannot size the seccomp filter memfd", memfd_name);
+  if (size == 0) throw SeccompError("the exported seccomp filter is empty", EINVAL);
+  if (::lseek(fd, 0, SEEK_SET) != 0) {
+    settings::throw_errno("cannot rewind the seccomp filter memfd", memfd_name);
+  }
 }
 
 }  // namespace
 
 UniqueFd export_bpf_to_memfd(const Filter& filter) {
-  UniqueFd fd{::memfd_create(memfd_name, MFD_CLOEXEC | MFD_ALLOW_SEALING)};
-  if (!fd.valid())
-    settings::throw_errno("cannot create a memfd for the seccomp filter", memfd_name);
-  export_into(filter, fd.get());
-  if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) <
-      0) {
-    settings::throw_errno("cannot seal the seccomp filter memfd", memfd_name);
-  }
-  const off_t size = ::lseek(fd.get(), 0, SEEK_END);
-  if (size < 0) settings::throw_errno("cannot size the seccomp filter memfd", memfd_name);
-  if (size == 0) throw SeccompError("the exported seccomp filter is empty", EINVAL);
-  // bwrap reads from the current offset; seccomp_export_bpf left it at the end.
-  if (::lseek(fd.get(), 0, SEEK_SET) != 0) {
-    settings::throw_errno("cannot rewind the seccomp filter memfd", memfd_name);
-  }
+  UniqueFd fd = create_memfd();
+  const int rc = seccomp_export_bpf(filter.get(), fd.get());
+  if (rc < 0) throw SeccompError("cannot export the filter as BPF (seccomp_export_bpf)", -rc);
+  seal_and_rewind(fd.get());
+  return fd;
+}
+
+UniqueFd program_to_memfd(std::string_view program) {
+  UniqueFd fd = create_memfd();
+  settings::write_all(fd.get(), program, memfd_name);
+  seal_and_rewind(fd.get());
   return fd;
 }
 

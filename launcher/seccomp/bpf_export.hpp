@@ -17,6 +17,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "launcher/seccomp/filter.hpp"
 #include "settings/fd.hpp"
@@ -32,6 +33,11 @@ std::string export_bpf(const Filter& filter);
 // The BPF program in a sealed, close-on-exec memfd at offset 0. Throws
 // SeccompError or settings::SystemError naming the step that failed.
 UniqueFd export_bpf_to_memfd(const Filter& filter);
+
+// A program already in BPF form (program.hpp) in the same kind of sealed,
+// close-on-exec memfd at offset 0. Throws settings::SystemError naming the
+// step that failed, or SeccompError for an empty program.
+UniqueFd program_to_memfd(std::string_view program);
 
 // Clears FD_CLOEXEC on `fd` so that the next exec keeps it open. Meant for
 // the child between fork and exec (async-signal-safe). Returns false and

@@ -166,4 +166,14 @@ std::vector<std::string> describe_rules(const FilterOptions& options) {
   return lines;
 }
 
+std::vector<FilterOptions> every_filter_options() {
+  std::vector<FilterOptions> all;
+  for (const bool network_closed : {false, true}) {
+    for (const bool deny_unix_sockets : {false, true}) {
+      all.push_back(FilterOptions{network_closed, deny_unix_sockets});
+    }
+  }
+  return all;
+}
+
 }  // namespace holdfast::seccomp

@@ -27,7 +27,15 @@ struct FilterOptions {
   bool network_closed = true;
   // unixSockets: deny — socket()/socketpair() of AF_UNIX fail too.
   bool deny_unix_sockets = false;
+
+  bool operator==(const FilterOptions&) const = default;
 };
+
+// Every distinct FilterOptions, in a fixed order: the programs compiled at
+// build time (program.hpp) are stored in this order. A field added above
+// must be enumerated here too, or its launches lose the baked program (they
+// stay correct: the filter is then built at run time).
+std::vector<FilterOptions> every_filter_options();
 
 // One argument test, as libseccomp understands it. `masked_equal` compares
 // (arg & mask) == value; the others compare the whole 64-bit register.

@@ -175,6 +175,7 @@ TEST_F(RunBehaviourTest, ReportNamesSnapshotScopesPolicyArgvStatusAndTimings) {
             (std::vector<std::string>{"--", "/bin/sh", "-c", "exit 5"}));
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--unshare-net"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--seccomp"), argv.end());
+  EXPECT_EQ(parsed.at("seccomp_program"), "baked at build time");
 
   EXPECT_EQ(parsed.at("exit_status"), 5);
   EXPECT_EQ(parsed.at("command_status"), 5);

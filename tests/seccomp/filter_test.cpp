@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "launcher/seccomp/bpf_export.hpp"
+#include "tests/seccomp/memfd_checks.hpp"
 
 namespace holdfast::seccomp {
 namespace {
@@ -41,15 +42,7 @@ TEST(SeccompFilter, MemfdIsSealedRewoundAndCloseOnExec) {
   const Filter filter = build_filter({});
   UniqueFd fd = export_bpf_to_memfd(filter);
   ASSERT_TRUE(fd.valid());
-  EXPECT_EQ(::lseek(fd.get(), 0, SEEK_CUR), 0) << "bwrap reads from the current offset";
-  const int seals = ::fcntl(fd.get(), F_GET_SEALS);
-  ASSERT_GE(seals, 0);
-  EXPECT_EQ(seals & (F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL),
-            F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
-  errno = 0;
-  EXPECT_EQ(::write(fd.get(), "x", 1), -1);
-  EXPECT_EQ(errno, EPERM) << "a sealed program cannot be changed before bwrap reads it";
-  EXPECT_TRUE(::fcntl(fd.get(), F_GETFD) & FD_CLOEXEC) << "must not leak into other children";
+  expect_ready_for_bwrap(fd.get());
 
   const std::string via_memfd = settings::read_all(fd.get(), "memfd");
   EXPECT_EQ(via_memfd, export_bpf(filter));
