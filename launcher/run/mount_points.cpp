@@ -14,8 +14,8 @@ std::vector<std::string> mount_destinations(const std::vector<std::string>& argv
       {"--tmpfs", 1}, {"--dir", 1}, {"--bind", 2}, {"--ro-bind", 2}, {"--ro-bind-data", 2}};
   // Options that take arguments which are not destinations (skip them).
   static const std::map<std::string, int> kOthers = {
-      {"--setenv", 2}, {"--perms", 1},  {"--chdir", 1},   {"--seccomp", 1}, {"--cap-drop", 1},
-      {"--chmod", 2},  {"--symlink", 2}, {"--remount-ro", 1}, {"--proc", 1},   {"--dev", 1}};
+      {"--setenv", 2}, {"--perms", 1},   {"--chdir", 1},      {"--seccomp", 1}, {"--cap-drop", 1},
+      {"--chmod", 2},  {"--symlink", 2}, {"--remount-ro", 1}, {"--proc", 1},    {"--dev", 1}};
   std::vector<std::string> out;
   for (std::size_t i = 1; i < argv.size() && argv[i] != "--"; ++i) {
     if (const auto m = kMounts.find(argv[i]); m != kMounts.end()) {
@@ -38,7 +38,8 @@ std::vector<std::filesystem::path> missing_on_host(const std::vector<std::string
   return missing;
 }
 
-std::vector<std::filesystem::path> remove_empty_leftovers(std::vector<std::filesystem::path> paths) {
+std::vector<std::filesystem::path> remove_empty_leftovers(
+    std::vector<std::filesystem::path> paths) {
   std::sort(paths.begin(), paths.end(), [](const auto& a, const auto& b) {
     return a.string().size() > b.string().size();  // deepest first
   });

@@ -7,7 +7,8 @@
 // the command itself (the init's child). bwrap's --json-status-fd tells a
 // command's exit status ("exit-code", 128+N for signal N) apart from bwrap
 // failing to build the sandbox (no "exit-code" at all). Everything is
-// event driven: a signalfd, a pidfd and the status pipes in one poll().
+// event driven: a signalfd, a pidfd and (until it names the sandbox's pid)
+// the info pipe in one poll(); the status pipe is read once bwrap exits.
 #pragma once
 
 #include <chrono>
@@ -19,7 +20,7 @@
 namespace holdfast::launcher {
 
 struct SuperviseRequest {
-  std::string bwrap_path;            // absolute path of the bwrap executable
+  std::string bwrap_path;               // absolute path of the bwrap executable
   std::vector<std::string> bwrap_args;  // everything after argv[0], ending with "--", CMD...
   // File descriptors bwrap must inherit (seccomp program, --ro-bind-data
   // sources); they keep their numbers. Every other descriptor is closed.
@@ -36,7 +37,7 @@ struct SuperviseOutcome {
   int bwrap_wait_status = 0;  // raw waitpid() status of bwrap itself
   bool timed_out = false;
   std::vector<int> forwarded_signals;
-  long sandbox_init_pid = 0;  // host pid of the sandbox's pid 1, from --info-fd
+  long sandbox_init_pid = 0;                    // host pid of the sandbox's pid 1, from --info-fd
   std::chrono::microseconds started_after{0};   // spawn → bwrap reported the sandbox up
   std::chrono::microseconds finished_after{0};  // spawn → bwrap exited
 };
