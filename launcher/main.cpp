@@ -1,19 +1,56 @@
 // The `holdfast` executable: one program, one subcommand per job.
 #include <CLI/CLI.hpp>
+#include <iostream>
+#include <string_view>
 
 #include "launcher/doctor/doctor_cli.hpp"
 #include "launcher/gatekeeper/check_cli.hpp"
 #include "launcher/run/run_cli.hpp"
 #include "settings/settings_cli.hpp"
 
+namespace {
+
+struct Subcommand {
+  std::string_view name;
+  CLI::App* (*add)(CLI::App&, int&);
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"settings", holdfast::settings::add_settings_cli},
+    {"check", holdfast::gatekeeper::add_check_cli},
+    {"run", holdfast::launcher::add_run_cli},
+    {"doctor", holdfast::doctor::add_doctor_cli},
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"holdfast: durable settings and confined command launches"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "holdfast " HOLDFAST_VERSION);
   int exit_code = 0;
-  holdfast::settings::add_settings_cli(app, exit_code);
-  holdfast::gatekeeper::add_check_cli(app, exit_code);
-  holdfast::launcher::add_run_cli(app, exit_code);
-  holdfast::doctor::add_doctor_cli(app, exit_code);
+  // `holdfast run` starts for every confined command, and building every
+  // subcommand's options costs more than parsing one: when argv[1] names a
+  // subcommand, only that one is built. A word that names none is refused
+  // with the list; options (--help, --version) get every subcommand built,
+  // so the help lists them all.
+  const std::string_view first = argc > 1 ? argv[1] : "";
+  bool named = false;
+  for (const Subcommand& sub : kSubcommands) {
+    if (sub.name == first) {
+      sub.add(app, exit_code);
+      named = true;
+    }
+  }
+  if (!named && !first.empty() && first.front() != '-') {
+    std::cerr << "holdfast: unknown subcommand '" << first << "'; the subcommands are";
+    for (const Subcommand& sub : kSubcommands) std::cerr << " " << sub.name;
+    std::cerr << " (holdfast --help describes them)\n";
+    return 2;
+  }
+  if (!named) {
+    for (const Subcommand& sub : kSubcommands) sub.add(app, exit_code);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
