@@ -3,9 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/run/launch_record.hpp"
@@ -70,9 +73,50 @@ fs::path logical_cwd() {
   return physical;
 }
 
+// Prints the message, every line starting with "holdfast:", and returns
+// the refusal status.
 int refuse(const std::string& message) {
-  std::cerr << "holdfast: " << message << "\n";
+  std::size_t start = 0;
+  do {
+    const std::size_t end = std::min(message.find('\n', start), message.size());
+    std::cerr << "holdfast: " << std::string_view(message).substr(start, end - start) << "\n";
+    start = end + 1;
+  } while (start < message.size());
   return kExitRefused;
+}
+
+// What went wrong while planning or starting a launch, and what to do
+// about it: every failure is one refusal (exit 125), never a fallback.
+std::string failure_message(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const settings::InvalidSettings& e) {
+    std::string message;
+    for (const auto& d : e.diagnostics()) message += d.to_string() + "\n";
+    return message +
+           "refusing to launch: a settings file is invalid, and an invalid policy is never "
+           "treated as empty. Fix the file (holdfast settings validate shows every problem).";
+  } catch (const settings::UnsafeSettingsFile& e) {
+    return std::string(e.what()) +
+           "\nrefusing to launch: a policy file that others can write is not a policy. " +
+           kDoctorHint;
+  } catch (const settings::SnapshotError& e) {
+    return std::string("refusing to launch: ") + e.what();
+  } catch (const sandbox::Refused& e) {
+    std::string message;
+    for (const auto& refusal : e.refusals()) {
+      message += (message.empty() ? "" : "\n") + refusal.to_string();
+    }
+    return message;
+  } catch (const seccomp::SeccompError& e) {
+    return std::string("cannot build the seccomp filter: ") + e.what() + "; " + kDoctorHint;
+  } catch (const settings::UsageError& e) {
+    return e.what();
+  } catch (const settings::SystemError& e) {
+    return std::string(e.what()) + "; " + kDoctorHint;
+  } catch (const std::exception& e) {
+    return std::string("unexpected failure: ") + e.what() + "; " + kDoctorHint;
+  }
 }
 
 std::string describe_explanation(const LaunchPlan& plan) {
@@ -138,29 +182,12 @@ int run(const RunOptions& options) {
       return refuse(
           "bubblewrap (bwrap) was not found on PATH (or at $HOLDFAST_BWRAP); holdfast never "
           "runs a command unconfined unless an operator sets security.allowUnconfined. Install "
-          "it (apt-get install bubblewrap); " + std::string(kDoctorHint));
+          "it (apt-get install bubblewrap); " +
+          std::string(kDoctorHint));
     }
     plan = plan_launch(request);
-  } catch (const settings::InvalidSettings& e) {
-    for (const auto& d : e.diagnostics()) std::cerr << "holdfast: " << d.to_string() << "\n";
-    return refuse(
-        "refusing to launch: a settings file is invalid, and an invalid policy is never treated "
-        "as empty. Fix the file (holdfast settings validate shows every problem).");
-  } catch (const settings::UnsafeSettingsFile& e) {
-    return refuse(std::string(e.what()) + "\nrefusing to launch: a policy file that others can "
-                                          "write is not a policy. " + kDoctorHint);
-  } catch (const settings::SnapshotError& e) {
-    return refuse(std::string("refusing to launch: ") + e.what());
-  } catch (const sandbox::Refused& e) {
-    for (const auto& refusal : e.refusals()) std::cerr << "holdfast: " << refusal.to_string() << "\n";
-    return kExitRefused;
-  } catch (const seccomp::SeccompError& e) {
-    return refuse(std::string("cannot build the seccomp filter: ") + e.what() + "; " +
-                  kDoctorHint);
-  } catch (const settings::UsageError& e) {
-    return refuse(e.what());
-  } catch (const settings::SystemError& e) {
-    return refuse(std::string(e.what()) + "; " + kDoctorHint);
+  } catch (const std::exception&) {
+    return refuse(failure_message(std::current_exception()));
   }
 
   if (options.require_sandbox && plan.policy.form == sandbox::PolicyForm::builtin_default) {
@@ -173,7 +200,7 @@ int run(const RunOptions& options) {
     try {
       save_seccomp_program(plan.seccomp_fd.get(), options.save_seccomp);
     } catch (const settings::SystemError& e) {
-      return refuse(e.what());
+      return refuse(e.what());  // a file the caller named: no doctor hint
     }
   }
   if (options.explain) std::cout << describe_explanation(plan);
@@ -194,8 +221,8 @@ int run(const RunOptions& options) {
   SuperviseOutcome outcome;
   try {
     outcome = supervise(supervise_request);
-  } catch (const settings::SystemError& e) {
-    return refuse(std::string(e.what()) + "; " + kDoctorHint);
+  } catch (const std::exception&) {
+    return refuse(failure_message(std::current_exception()));
   }
   remove_empty_leftovers(created_by_bwrap);
   const int status = exit_status_of(outcome);
@@ -210,8 +237,8 @@ int run(const RunOptions& options) {
 
   if (!options.report.empty()) {
     try {
-      std::ofstream(options.report, std::ios::trunc) << launch_report(plan, outcome, status).dump(2)
-                                                     << "\n";
+      std::ofstream(options.report, std::ios::trunc)
+          << launch_report(plan, outcome, status).dump(2) << "\n";
     } catch (const std::exception& e) {
       std::cerr << "holdfast: cannot write the report " << options.report << ": " << e.what()
                 << "\n";
@@ -234,7 +261,8 @@ int run(const RunOptions& options) {
 CLI::App* add_run_cli(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
   auto* run_cmd = app.add_subcommand(
-      "run", "Run a command inside a bubblewrap + seccomp sandbox built from the operator's policy");
+      "run",
+      "Run a command inside a bubblewrap + seccomp sandbox built from the operator's policy");
   run_cmd->add_option("--workspace", options->workspace,
                       "The workspace: writable under workspace-write, the :workspace token "
                       "(default: the current directory)");
@@ -256,8 +284,9 @@ CLI::App* add_run_cli(CLI::App& app, int& exit_code) {
   run_cmd->add_option("--save-seccomp", options->save_seccomp,
                       "With --dry-run: write the compiled seccomp program (BPF) to this file, "
                       "to start bwrap by hand with --seccomp 3 3<FILE");
-  run_cmd->add_option("--timeout", options->timeout_seconds,
-                      "Stop the command after this many seconds (SIGTERM, then SIGKILL); exit 124")
+  run_cmd
+      ->add_option("--timeout", options->timeout_seconds,
+                   "Stop the command after this many seconds (SIGTERM, then SIGKILL); exit 124")
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("command", options->command, "The command and its arguments, after --")
       ->expected(-1);
