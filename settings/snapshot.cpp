@@ -20,9 +20,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::vector<std::string> SnapshotOptions::default_evidence_patterns() {
-  return {"{}.tmp",  "{}.tmp.*", "{}.*.tmp", "{}.new",    "{}.orig",  "{}.bak",
-          "{}.old",  "{}~",      ".#{}",     "#{}#",      ".{}.swp",  ".{}.swx",
-          ".{}.tmp", ".{}.holdfast-tmp.*"};
+  return {"{}.tmp", "{}.tmp.*", "{}.*.tmp", "{}.new",  "{}.orig", "{}.bak",  "{}.old",
+          "{}~",    ".#{}",     "#{}#",     ".{}.swp", ".{}.swx", ".{}.tmp", ".{}.holdfast-tmp.*"};
 }
 
 const ScopeFile* Snapshot::scope(Scope which) const {
@@ -34,8 +33,8 @@ const ScopeFile* Snapshot::scope(Scope which) const {
 
 namespace {
 
-constexpr std::uint32_t kDirectoryEvents = IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE |
-                                           IN_MOVED_FROM | IN_DELETE | IN_MODIFY;
+constexpr std::uint32_t kDirectoryEvents =
+    IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_DELETE | IN_MODIFY;
 
 bool matches_pattern(const std::string& pattern, const std::string& target_name,
                      const std::string& entry) {
@@ -128,13 +127,11 @@ ScopeFile read_settled(Scope scope, const fs::path& path, const SnapshotOptions&
   }
   // From here on nothing can change in the directory without an event, so
   // reading again closes the window between the first read and the watch.
+  // A file still missing here is missing from a directory that changed
+  // recently (a change since the first read only makes it more recent), so
+  // only a quiet settle window can prove it absent.
   file = read_scope_file(scope, path);
   if (usable(file)) return file;
-  if (!file.exists && !directory_recently_changed(directory, options) &&
-      fresh_evidence(directory, name, options).empty()) {
-    settling = Settling::proven_absent;  // a quiet directory and no writer's names
-    return file;
-  }
 
   settling = Settling::waited_for_writer;
   const auto start = Clock::now();
@@ -143,8 +140,9 @@ ScopeFile read_settled(Scope scope, const fs::path& path, const SnapshotOptions&
     const auto now = Clock::now();
     const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(now - start);
     if (spent >= options.max_wait) break;
-    const auto quiet_left = options.settle_window -
-                            std::chrono::duration_cast<std::chrono::milliseconds>(now - quiet_since);
+    const auto quiet_left =
+        options.settle_window -
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - quiet_since);
     const auto events = inotify.wait(std::min(quiet_left, options.max_wait - spent));
     if (events.empty()) {
       // A whole settle window without activity.
