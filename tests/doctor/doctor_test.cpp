@@ -8,13 +8,14 @@
 #include <cstdio>
 #include <fstream>
 
-#include "../snapshot/test_support.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::doctor {
 namespace {
 
 using holdfast::testing::TempDir;
-using holdfast::testing::write_text;
+using holdfast::testing::write_file;
 
 struct Ran {
   int exit_code = -1;
@@ -23,8 +24,7 @@ struct Ran {
 
 // Runs the real `holdfast doctor` with the given environment prefix.
 Ran run_doctor(const std::string& environment, const std::string& args) {
-  const std::string command =
-      environment + " " + HOLDFAST_BINARY + " doctor " + args + " 2>&1";
+  const std::string command = environment + " " + HOLDFAST_BINARY + " doctor " + args + " 2>&1";
   Ran ran;
   FILE* pipe = ::popen(command.c_str(), "r");
   char buffer[4096];
@@ -78,7 +78,7 @@ TEST_F(DoctorTest, MissingBubblewrapIsFatal) {
 }
 
 TEST_F(DoctorTest, InvalidSettingsAreFatalWithTheirLocation) {
-  write_text(dir_ / "config" / "settings.json", "{\n  \"tools\": 3\n}\n");
+  write_file(dir_ / "config" / "settings.json", "{\n  \"tools\": 3\n}\n");
   const Ran ran = run_doctor(env_, args_);
   EXPECT_EQ(ran.exit_code, 1) << ran.output;
   EXPECT_NE(ran.output.find((dir_ / "config" / "settings.json").string() + ":2:12"),
@@ -87,7 +87,7 @@ TEST_F(DoctorTest, InvalidSettingsAreFatalWithTheirLocation) {
 }
 
 TEST_F(DoctorTest, UnsafeSettingsAreFatal) {
-  write_text(dir_ / "etc" / "settings.json", "{}");
+  write_file(dir_ / "etc" / "settings.json", "{}");
   ::chmod((dir_ / "etc" / "settings.json").c_str(), 0666);
   const Ran ran = run_doctor(env_, args_);
   EXPECT_EQ(ran.exit_code, 1) << ran.output;

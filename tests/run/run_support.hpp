@@ -8,12 +8,15 @@
 #include <sys/types.h>
 
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "tests/support/files.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::run::testing {
 
@@ -22,15 +25,17 @@ namespace fs = std::filesystem;
 inline const std::string kHoldfast = HOLDFAST_BINARY;
 inline const std::string kProbe = HOLDFAST_PROBE;
 
-std::string read_file(const fs::path& path);
-void write_file(const fs::path& path, const std::string& bytes);
-std::string sha256_hex(const std::string& bytes);
+// The shared test helpers, by the names these tests use.
+using holdfast::testing::fork_child;
+using holdfast::testing::read_file;
+using holdfast::testing::Started;
+using holdfast::testing::wait_exit_code;
+using holdfast::testing::write_file;
+using Result = holdfast::testing::CommandResult;
 
-struct Result {
-  int exit_code = -1;  // the exit status; -N when killed by signal N
-  std::string out;
-  std::string err;
-};
+// Computed here with libcrypto, not with holdfast's own code: the oracle
+// for the digests holdfast reports.
+std::string sha256_hex(const std::string& bytes);
 
 // One answer of holdfast-probe.
 struct ProbeAnswer {
@@ -57,17 +62,9 @@ struct Launch {
   std::optional<uid_t> uid;                // drop to this uid/gid (fork, setgroups, setgid, setuid)
 };
 
-// A started holdfast whose output goes to files; wait() collects it.
-struct Started {
-  pid_t pid = -1;
-  fs::path out;
-  fs::path err;
-};
-
 class RunTest : public ::testing::Test {
  protected:
   void SetUp() override;
-  void TearDown() override;
 
   // The user scope's settings file: {"tools": {"executionSandbox": POLICY}}
   // plus `extra` merged at top level.
@@ -80,6 +77,8 @@ class RunTest : public ::testing::Test {
   // plus the fixture's directories, plus launch.env.
   std::map<std::string, std::string> environment(const Launch& launch) const;
 
+  // A started holdfast whose output goes to files under base_; wait()
+  // collects it.
   Started start(const std::vector<std::string>& args, const Launch& launch = {});
   Result wait(const Started& started);
   // holdfast ARGS...
@@ -90,7 +89,10 @@ class RunTest : public ::testing::Test {
   // holdfast run -- holdfast-probe CHECKS... and its parsed answers.
   ProbeRun probe_run(const std::vector<std::string>& checks, const Launch& launch = {});
 
-  fs::path base_;        // /var/tmp/holdfast-run-test.XXXXXX, removed afterwards
+  // Under /var/tmp, a real disk the sandbox sees (it hides /tmp); removed
+  // after the test.
+  holdfast::testing::TempDir base_dir_{"/var/tmp"};
+  fs::path base_;        // base_dir_, canonical
   fs::path probe_;       // a copy of holdfast-probe under base_: the build tree
                          // may be under /tmp, which the sandbox hides
   fs::path workspace_;   // base/ws
@@ -101,10 +103,5 @@ class RunTest : public ::testing::Test {
   fs::path outside_;     // base/outside: a host directory outside the workspace
   int serial_ = 0;
 };
-
-// Forks; the child runs `body` (which must not return normally on success
-// paths it cares about) and _exits with its value.
-pid_t fork_child(const std::function<int()>& body);
-int wait_exit_code(pid_t pid);  // -N when killed by signal N
 
 }  // namespace holdfast::run::testing

@@ -10,10 +10,14 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "settings/errors.hpp"
 #include "settings/store.hpp"
-#include "tests/settings/test_support.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::settings {
 namespace {

@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "settings/scope_file.hpp"
-#include "tests/settings/test_support.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::settings {
 namespace {

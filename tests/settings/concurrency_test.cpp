@@ -3,12 +3,16 @@
 // read-modify-write saves must never lose an update.
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <thread>
 
 #include "settings/atomic_writer.hpp"
 #include "settings/store.hpp"
-#include "tests/settings/test_support.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::settings {
 namespace {

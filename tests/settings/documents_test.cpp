@@ -9,7 +9,8 @@
 
 #include "settings/scope_file.hpp"
 #include "settings/store.hpp"
-#include "tests/settings/test_support.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::settings {
 namespace {

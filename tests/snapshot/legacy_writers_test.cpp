@@ -12,14 +12,16 @@
 #include "settings/errors.hpp"
 #include "settings/key_path.hpp"
 #include "settings/snapshot.hpp"
-#include "test_support.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::settings {
 namespace {
 
 using holdfast::testing::Child;
 using holdfast::testing::TempDir;
-using holdfast::testing::write_text;
+using holdfast::testing::write_file;
 
 const std::string kPolicyA =
     R"({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}}, "n": "a"})";
@@ -71,7 +73,7 @@ class LegacyWriterTest : public ::testing::Test {
     paths_.config_dir = dir_ / "config";
     std::filesystem::create_directories(paths_.system_dir);
     std::filesystem::create_directories(paths_.config_dir);
-    write_text(user_file(), kPolicyA);
+    write_file(user_file(), kPolicyA);
   }
   std::filesystem::path user_file() const { return paths_.config_dir / "settings.json"; }
 

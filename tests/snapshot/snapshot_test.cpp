@@ -2,16 +2,18 @@
 #include "settings/snapshot.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "settings/errors.hpp"
 #include "settings/sha256.hpp"
-#include "test_support.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::settings {
 namespace {
 
 using holdfast::testing::TempDir;
-using holdfast::testing::write_text;
+using holdfast::testing::write_file;
 
 class SnapshotTest : public ::testing::Test {
  protected:
@@ -48,7 +50,7 @@ TEST_F(SnapshotTest, AllScopesAbsentInQuietDirectoriesIsProvenAbsent) {
 }
 
 TEST_F(SnapshotTest, RecordsIdentityAndHashOfEachScope) {
-  write_text(file(Scope::user), kPolicy);
+  write_file(file(Scope::user), kPolicy);
   const Snapshot snapshot = take_snapshot(paths_, options_);
   const ScopeFile* user = snapshot.scope(Scope::user);
   ASSERT_NE(user, nullptr);
@@ -66,16 +68,17 @@ TEST_F(SnapshotTest, RecordsIdentityAndHashOfEachScope) {
 }
 
 TEST_F(SnapshotTest, DigestIsStableAndFollowsContent) {
-  write_text(file(Scope::user), kPolicy);
+  write_file(file(Scope::user), kPolicy);
   const std::string first = take_snapshot(paths_, options_).digest;
   EXPECT_EQ(take_snapshot(paths_, options_).digest, first);
-  write_text(file(Scope::user),
+  write_file(file(Scope::user),
              R"({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "open"}}})");
   EXPECT_NE(take_snapshot(paths_, options_).digest, first);
 }
 
 TEST_F(SnapshotTest, InvalidFileFailsClosedWithLocation) {
-  write_text(file(Scope::user), "{\n  \"tools\": {\"executionSandbox\": {\"network\": \"shut\"}}\n}");
+  write_file(file(Scope::user),
+             "{\n  \"tools\": {\"executionSandbox\": {\"network\": \"shut\"}}\n}");
   try {
     take_snapshot(paths_, options_);
     FAIL() << "an invalid user scope must stop the snapshot";
@@ -87,7 +90,7 @@ TEST_F(SnapshotTest, InvalidFileFailsClosedWithLocation) {
 }
 
 TEST_F(SnapshotTest, EmptyFileFailsClosedAndIsNeverEmptySettings) {
-  write_text(file(Scope::system), "");
+  write_file(file(Scope::system), "");
   EXPECT_THROW(take_snapshot(paths_, options_), InvalidSettings);
   // and the file is left exactly as it was
   EXPECT_EQ(std::filesystem::file_size(file(Scope::system)), 0u);
@@ -95,15 +98,15 @@ TEST_F(SnapshotTest, EmptyFileFailsClosedAndIsNeverEmptySettings) {
 
 TEST_F(SnapshotTest, TruncatedFileFailsClosed) {
   const std::string policy = kPolicy;
-  write_text(file(Scope::user), policy.substr(0, policy.size() / 2));
+  write_file(file(Scope::user), policy.substr(0, policy.size() / 2));
   EXPECT_THROW(take_snapshot(paths_, options_), InvalidSettings);
 }
 
 TEST_F(SnapshotTest, MissingFileWithAFreshBackupIsAWriteInProgressNotAbsence) {
   // What a rename-to-backup writer that was killed between its two renames
   // leaves behind: the backup, a temp, and no settings file.
-  write_text(paths_.config_dir / "settings.json.orig", kPolicy);
-  write_text(paths_.config_dir / "settings.json.tmp", kPolicy);
+  write_file(paths_.config_dir / "settings.json.orig", kPolicy);
+  write_file(paths_.config_dir / "settings.json.tmp", kPolicy);
   try {
     take_snapshot(paths_, options_);
     FAIL() << "a missing file next to a fresh backup must not count as absent";
@@ -115,38 +118,37 @@ TEST_F(SnapshotTest, MissingFileWithAFreshBackupIsAWriteInProgressNotAbsence) {
 }
 
 TEST_F(SnapshotTest, StaleLeftoversDoNotBlockAbsence) {
-  write_text(paths_.config_dir / "settings.json~", kPolicy);
+  write_file(paths_.config_dir / "settings.json~", kPolicy);
   options_.evidence_age = std::chrono::milliseconds(0);  // everything counts as old
   const Snapshot snapshot = take_snapshot(paths_, options_);
   EXPECT_FALSE(snapshot.scope(Scope::user)->exists);
 }
 
 TEST_F(SnapshotTest, RequiredPolicyMissingStopsTheSnapshot) {
-  write_text(file(Scope::system_defaults), R"({"security": {"requireExecutionSandbox": true}})");
+  write_file(file(Scope::system_defaults), R"({"security": {"requireExecutionSandbox": true}})");
   try {
     take_snapshot(paths_, options_);
     FAIL() << "requireExecutionSandbox without a policy must refuse";
   } catch (const SnapshotError& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find("requireExecutionSandbox"), std::string::npos) << message;
-    EXPECT_NE(message.find(file(Scope::user).string() + " (absent)"), std::string::npos)
-        << message;
+    EXPECT_NE(message.find(file(Scope::user).string() + " (absent)"), std::string::npos) << message;
   }
-  write_text(file(Scope::user), kPolicy);
+  write_file(file(Scope::user), kPolicy);
   const Snapshot snapshot = take_snapshot(paths_, options_);
   EXPECT_TRUE(snapshot.policy_required);
 }
 
 TEST_F(SnapshotTest, WorkspacePolicyIsIgnoredAndCannotSatisfyARequirement) {
-  write_text(file(Scope::system), R"({"security": {"requireExecutionSandbox": true}})");
-  write_text(*paths_.workspace / ".holdfast" / "settings.json", kPolicy);
+  write_file(file(Scope::system), R"({"security": {"requireExecutionSandbox": true}})");
+  write_file(*paths_.workspace / ".holdfast" / "settings.json", kPolicy);
   EXPECT_THROW(take_snapshot(paths_, options_), SnapshotError);
 }
 
 TEST_F(SnapshotTest, WorkspaceWarningNamesFileAndKey) {
-  write_text(file(Scope::user), kPolicy);
+  write_file(file(Scope::user), kPolicy);
   const auto workspace_file = *paths_.workspace / ".holdfast" / "settings.json";
-  write_text(workspace_file, R"({"tools": {"executionSandbox": {"network": "open"}}})");
+  write_file(workspace_file, R"({"tools": {"executionSandbox": {"network": "open"}}})");
   const Snapshot snapshot = take_snapshot(paths_, options_);
   EXPECT_EQ(snapshot.effective.value["tools"]["executionSandbox"]["network"], "closed");
   ASSERT_FALSE(snapshot.effective.warnings.empty());

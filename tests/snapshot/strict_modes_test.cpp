@@ -2,16 +2,18 @@
 #include "settings/strict_modes.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "settings/snapshot.hpp"
-#include "test_support.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::settings {
 namespace {
 
 using holdfast::testing::TempDir;
-using holdfast::testing::write_text;
+using holdfast::testing::write_file;
 
 class StrictModesTest : public ::testing::Test {
  protected:
@@ -21,7 +23,7 @@ class StrictModesTest : public ::testing::Test {
     std::filesystem::create_directories(paths_.system_dir);
     std::filesystem::create_directories(paths_.config_dir);
     options_.evidence_age = std::chrono::milliseconds(0);
-    write_text(user_file(), "{}");
+    write_file(user_file(), "{}");
     ::chmod(user_file().c_str(), 0644);
   }
   std::filesystem::path user_file() const { return paths_.config_dir / "settings.json"; }
@@ -62,7 +64,7 @@ TEST_F(StrictModesTest, FileOwnedBySomeoneElseIsRefused) {
 
 TEST_F(StrictModesTest, SymlinkIsFollowedAndItsTargetChecked) {
   const auto target = dir_ / "elsewhere.json";
-  write_text(target, "{}");
+  write_file(target, "{}");
   ::chmod(target.c_str(), 0646);
   std::filesystem::remove(user_file());
   std::filesystem::create_symlink(target, user_file());
@@ -75,7 +77,7 @@ TEST_F(StrictModesTest, WorkspaceFilesAreNotOperatorFiles) {
   paths_.workspace = dir_ / "work";
   std::filesystem::create_directories(*paths_.workspace / ".holdfast");
   const auto workspace_file = *paths_.workspace / ".holdfast" / "settings.json";
-  write_text(workspace_file, "{}");
+  write_file(workspace_file, "{}");
   ::chmod(workspace_file.c_str(), 0666);
   EXPECT_EQ(refusal(), "");
 }

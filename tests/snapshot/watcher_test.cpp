@@ -5,18 +5,20 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 
 #include "settings/atomic_writer.hpp"
 #include "settings/key_path.hpp"
 #include "settings/store.hpp"
-#include "test_support.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace holdfast::settings {
 namespace {
 
 using holdfast::testing::TempDir;
-using holdfast::testing::write_text;
+using holdfast::testing::write_file;
 
 // Collects the watcher's deliveries and lets the test wait for one that
 // satisfies a condition. The deadline only guards against a hang.
@@ -33,9 +35,8 @@ class Recorder {
   }
   bool wait_for(const std::function<bool(const SettingsChange&)>& predicate) {
     std::unique_lock lock(mutex_);
-    return arrived_.wait_for(lock, std::chrono::seconds(30), [&] {
-      return !changes_.empty() && predicate(changes_.back());
-    });
+    return arrived_.wait_for(lock, std::chrono::seconds(30),
+                             [&] { return !changes_.empty() && predicate(changes_.back()); });
   }
   std::vector<SettingsChange> changes() {
     const std::lock_guard lock(mutex_);
@@ -96,7 +97,7 @@ TEST_F(WatcherTest, BurstOfSavesEndsOnTheFinalStateWithMonotonicRevisions) {
 }
 
 TEST_F(WatcherTest, SeesRenameOver) {
-  write_text(user_file(), R"({"a": 1})");
+  write_file(user_file(), R"({"a": 1})");
   auto watcher = start();
   write_file_atomically(user_file(), R"({"a": 2})");
   EXPECT_TRUE(recorder_.wait_for(
@@ -104,11 +105,11 @@ TEST_F(WatcherTest, SeesRenameOver) {
 }
 
 TEST_F(WatcherTest, SeesDeleteAndRecreate) {
-  write_text(user_file(), R"({"a": 1})");
+  write_file(user_file(), R"({"a": 1})");
   auto watcher = start();
   std::filesystem::remove(user_file());
   EXPECT_TRUE(recorder_.wait_for([](const SettingsChange& c) { return !user_of(c)->exists; }));
-  write_text(user_file(), R"({"a": 3})");
+  write_file(user_file(), R"({"a": 3})");
   EXPECT_TRUE(recorder_.wait_for(
       [](const SettingsChange& c) { return c.snapshot.effective.value.value("a", 0) == 3; }));
 }
@@ -118,9 +119,8 @@ TEST_F(WatcherTest, SeesADirectoryCreatedLater) {
   auto watcher = start();
   std::filesystem::create_directories(paths_.config_dir);
   write_file_atomically(user_file(), R"({"late": true})");
-  EXPECT_TRUE(recorder_.wait_for([](const SettingsChange& c) {
-    return c.snapshot.effective.value.value("late", false);
-  }));
+  EXPECT_TRUE(recorder_.wait_for(
+      [](const SettingsChange& c) { return c.snapshot.effective.value.value("late", false); }));
   EXPECT_EQ(recorder_.changes().back().changed_scopes, std::vector<Scope>{Scope::user});
 }
 
