@@ -12,14 +12,7 @@ namespace {
 
 using testing::FakeHost;
 
-Policy split(std::vector<std::pair<std::string, Access>> entries) {
-  Policy p;
-  p.form = PolicyForm::split;
-  for (auto& [key, access] : entries) p.filesystem.push_back(Entry{key, access, key, {}});
-  std::sort(p.filesystem.begin(), p.filesystem.end(),
-            [](const Entry& a, const Entry& b) { return a.key < b.key; });
-  return p;
-}
+using testing::split;
 
 Policy workspace_write() { return split({{":root", Access::read}, {":workspace", Access::write}}); }
 

@@ -13,16 +13,7 @@ namespace {
 using testing::FakeHost;
 using Args = std::vector<std::string>;
 
-Policy split(std::vector<std::pair<std::string, Access>> entries,
-             Network network = Network::closed) {
-  Policy p;
-  p.form = PolicyForm::split;
-  p.network = network;
-  for (auto& [key, access] : entries) p.filesystem.push_back(Entry{key, access, key, {}});
-  std::sort(p.filesystem.begin(), p.filesystem.end(),
-            [](const Entry& a, const Entry& b) { return a.key < b.key; });
-  return p;
-}
+using testing::split;
 
 Args head(bool network_closed = true) {
   Args a = {"bwrap",         "--unshare-user", "--unshare-pid",

@@ -2,12 +2,29 @@
 // the host, so exact-argv tests describe the host they mean.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/host_facts.hpp"
+#include "launcher/sandbox/policy.hpp"
 
 namespace holdfast::sandbox::testing {
+
+// A split-form policy with these filesystem entries (sorted by key, as
+// policy_from_settings leaves them) and this network.
+inline Policy split(std::vector<std::pair<std::string, Access>> entries,
+                    Network network = Network::closed) {
+  Policy p;
+  p.form = PolicyForm::split;
+  p.network = network;
+  for (auto& [key, access] : entries) p.filesystem.push_back(Entry{key, access, key, {}});
+  std::sort(p.filesystem.begin(), p.filesystem.end(),
+            [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  return p;
+}
 
 inline BuildOptions options(std::optional<int> empty_file_fd, std::optional<int> seccomp_fd = {},
                             std::string bwrap_path = "bwrap") {

@@ -49,14 +49,7 @@ Launch launch_in(const TempTree& t, const std::string& workspace) {
   return l;
 }
 
-Policy split(std::vector<std::pair<std::string, Access>> entries) {
-  Policy p;
-  p.form = PolicyForm::split;
-  for (auto& [key, access] : entries) p.filesystem.push_back(Entry{key, access, key, {}});
-  std::sort(p.filesystem.begin(), p.filesystem.end(),
-            [](const Entry& a, const Entry& b) { return a.key < b.key; });
-  return p;
-}
+using testing::split;
 
 // Each line of the script: "NAME" then the shell status of one attempt.
 const char* kTry =
