@@ -12,10 +12,8 @@
 namespace holdfast::seccomp {
 namespace {
 
-const FilterOptions all_options[] = {{false, false}, {false, true}, {true, false}, {true, true}};
-
 TEST(SeccompFilter, BuildsAndExportsNonEmptyBpfForEveryOptionCombination) {
-  for (const FilterOptions& options : all_options) {
+  for (const FilterOptions& options : every_filter_options()) {
     SCOPED_TRACE(::testing::Message() << "network_closed=" << options.network_closed
                                       << " deny_unix_sockets=" << options.deny_unix_sockets);
     const Filter filter = build_filter(options);

@@ -92,8 +92,6 @@ std::vector<std::string> names(const Refusal (&refusals)[N]) {
   return out;
 }
 
-const FilterOptions all_options[] = {{true, false}, {true, true}, {false, false}, {false, true}};
-
 TEST(SeccompSandbox, BubblewrapLoadsTheFilterWithNoNewPrivs) {
   const ProbeReport filtered = run_probe_in_bwrap(FilterOptions{}, {"seccomp-status"});
   expect_ran(filtered);
@@ -121,7 +119,7 @@ TEST(SeccompSandbox, AlwaysRefusedCallsFailWithTheirErrnoAndOnlyBecauseOfTheFilt
            "the filter refuses it";
   }
 
-  for (const FilterOptions& options : all_options) {
+  for (const FilterOptions& options : every_filter_options()) {
     SCOPED_TRACE(::testing::Message() << "network_closed=" << options.network_closed
                                       << " deny_unix_sockets=" << options.deny_unix_sockets);
     const ProbeReport filtered = run_probe_in_bwrap(options, checks);
@@ -271,7 +269,7 @@ TEST(SeccompSandbox, ConnectionsFollowNetworkAndUnixSocketOptions) {
   EXPECT_TRUE(control.at(connect_tcp).allowed) << describe(control.at(connect_tcp));
   EXPECT_TRUE(control.at(connect_unix).allowed) << describe(control.at(connect_unix));
 
-  for (const FilterOptions& options : all_options) {
+  for (const FilterOptions& options : every_filter_options()) {
     SCOPED_TRACE(::testing::Message() << "network_closed=" << options.network_closed
                                       << " deny_unix_sockets=" << options.deny_unix_sockets);
     const ProbeReport filtered = run_probe_in_bwrap(options, {connect_tcp, connect_unix});
