@@ -67,45 +67,98 @@ TEST_F(RunBehaviourTest, ExitStatusIsPropagated) {
   EXPECT_EQ(run({"/bin/sh", "-c", "kill -SEGV $$"}).exit_code, 128 + SIGSEGV);
 }
 
+// A FIFO in the workspace that the confined command writes to; opened for
+// reading before the command starts, so the command's open for writing does
+// not block and poll() reports what it writes (and, once every writer has
+// closed it, POLLHUP).
+class Fifo {
+ public:
+  explicit Fifo(const fs::path& path) {
+    if (::mkfifo(path.c_str(), 0600) == 0)
+      fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  }
+  ~Fifo() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fifo(const Fifo&) = delete;
+  Fifo& operator=(const Fifo&) = delete;
+  int fd() const { return fd_; }
+
+  // Reads until one whole line has arrived; false if `holdfast` exited first.
+  bool read_line_unless_exited(pid_t holdfast, std::string& line) const {
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, holdfast, 0));
+    if (pidfd < 0) return false;
+    while (line.find('\n') == std::string::npos) {
+      pollfd fds[2] = {{fd_, POLLIN, 0}, {pidfd, POLLIN, 0}};
+      if (::poll(fds, 2, -1) <= 0) break;
+      if ((fds[0].revents & POLLIN) != 0) {
+        char buffer[64];
+        const ssize_t n = ::read(fd_, buffer, sizeof buffer);
+        if (n > 0) line.append(buffer, static_cast<std::size_t>(n));
+      }
+      if ((fds[1].revents & POLLIN) != 0 && line.find('\n') == std::string::npos) break;
+    }
+    ::close(pidfd);
+    return line.find('\n') != std::string::npos;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 // SIGTERM sent to holdfast reaches the confined command, whose trap writes a
 // marker into the workspace and exits 42; holdfast exits 42. The test waits
 // for the command to be ready on a FIFO in the workspace, never by sleeping.
 TEST_F(RunBehaviourTest, SigtermIsForwardedToTheCommand) {
   set_policy({{"filesystem", "workspace-write"}});
-  const fs::path ready = workspace_ / "ready";
-  ASSERT_EQ(::mkfifo(ready.c_str(), 0600), 0);
-  // Opened before the command starts: the command's open for writing then
-  // does not block, and poll() reports its line.
-  const int ready_fd = ::open(ready.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  ASSERT_GE(ready_fd, 0);
-
+  const Fifo ready(workspace_ / "ready");
+  ASSERT_GE(ready.fd(), 0);
   const auto started = start(
       {"run", "--", "/bin/sh", "-c",
        "trap 'echo trapped > marker; exit 42' TERM; tail -f /dev/null & echo up > ready; wait $!"});
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, started.pid, 0));
-  ASSERT_GE(pidfd, 0);
   std::string got;
-  while (got.find('\n') == std::string::npos) {
-    pollfd fds[2] = {{ready_fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
-    ASSERT_GT(::poll(fds, 2, -1), 0);
-    if ((fds[0].revents & POLLIN) != 0) {
-      char buffer[64];
-      const ssize_t n = ::read(ready_fd, buffer, sizeof buffer);
-      if (n > 0) got.append(buffer, static_cast<std::size_t>(n));
-    }
-    if ((fds[1].revents & POLLIN) != 0 && got.find('\n') == std::string::npos) {
-      const auto early = wait(started);
-      FAIL() << "holdfast exited before the command was ready: " << early.exit_code << "\n"
-             << early.err;
-    }
+  if (!ready.read_line_unless_exited(started.pid, got)) {
+    const auto early = wait(started);
+    FAIL() << "holdfast exited before the command was ready: " << early.exit_code << "\n"
+           << early.err;
   }
   EXPECT_EQ(got, "up\n");
   ASSERT_EQ(::kill(started.pid, SIGTERM), 0);
   const auto result = wait(started);
-  ::close(pidfd);
-  ::close(ready_fd);
   EXPECT_EQ(result.exit_code, 42) << result.err;
   EXPECT_EQ(read_file(workspace_ / "marker"), "trapped\n");
+}
+
+// If holdfast itself is killed (SIGKILL: no handler, no forwarding), the
+// confined command must not live on unsupervised: bwrap's --die-with-parent
+// ties bwrap and the sandbox to holdfast (and holdfast sets the same
+// parent-death signal on bwrap between clone and exec, before bwrap can).
+// Without both, this test fails. The command holds the FIFO open for
+// writing; the FIFO reports POLLHUP only once every writer is gone.
+TEST_F(RunBehaviourTest, KillingHoldfastTakesTheSandboxDown) {
+  set_policy({{"filesystem", "workspace-write"}});
+  const Fifo alive(workspace_ / "alive");
+  ASSERT_GE(alive.fd(), 0);
+  const auto started =
+      start({"run", "--", "/bin/sh", "-c", "exec 3>alive; echo up >&3; exec sleep infinity"});
+  std::string got;
+  if (!alive.read_line_unless_exited(started.pid, got)) {
+    const auto early = wait(started);
+    FAIL() << "holdfast exited before the command was ready: " << early.exit_code << "\n"
+           << early.err;
+  }
+  ASSERT_EQ(got, "up\n");
+  ASSERT_EQ(::kill(started.pid, SIGKILL), 0);
+  wait(started);
+  // Waits for the event; the bound only turns a regression into a failure
+  // instead of a hung test.
+  pollfd gone = {alive.fd(), POLLIN, 0};
+  for (;;) {
+    ASSERT_GT(::poll(&gone, 1, 60'000), 0) << "the confined command outlived holdfast";
+    if ((gone.revents & POLLHUP) != 0) break;
+    char buffer[64];
+    ASSERT_GE(::read(alive.fd(), buffer, sizeof buffer), 0);
+  }
 }
 
 TEST_F(RunBehaviourTest, TimeoutStopsACommandThatWouldRunForever) {
