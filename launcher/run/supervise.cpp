@@ -114,7 +114,8 @@ int exec_bwrap(void* raw) {
 // failed. posix_spawn itself cannot be used: it has no PR_SET_PDEATHSIG.
 pid_t spawn_bwrap(ExecRequest& request) {
   constexpr std::size_t kStackSize = 64 * 1024;
-  const auto stack = std::make_unique<std::byte[]>(kStackSize);
+  // Not zeroed (make_unique would touch all 16 pages): the child uses a few.
+  const auto stack = std::make_unique_for_overwrite<std::byte[]>(kStackSize);
   void* stack_top = stack.get() + kStackSize;  // the stack grows down; new[] aligns to 16
   return ::clone(exec_bwrap, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, &request);
 }
