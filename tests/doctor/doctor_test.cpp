@@ -3,12 +3,14 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "tests/support/files.hpp"
+#include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace holdfast::doctor {
@@ -19,20 +21,14 @@ using holdfast::testing::write_file;
 
 struct Ran {
   int exit_code = -1;
-  std::string output;
+  std::string output;  // stdout, then stderr
 };
 
-// Runs the real `holdfast doctor` with the given environment prefix.
-Ran run_doctor(const std::string& environment, const std::string& args) {
-  const std::string command = environment + " " + HOLDFAST_BINARY + " doctor " + args + " 2>&1";
-  Ran ran;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) ran.output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return ran;
+// Runs the real `holdfast doctor ARGS` with `env` added to our environment.
+Ran run_doctor(const std::map<std::string, std::string>& env, std::vector<std::string> args) {
+  args.insert(args.begin(), {HOLDFAST_BINARY, "doctor"});
+  const auto result = holdfast::testing::run_command(args, env);
+  return Ran{result.exit_code, result.out + result.err};
 }
 
 class DoctorTest : public ::testing::Test {
@@ -41,13 +37,13 @@ class DoctorTest : public ::testing::Test {
     std::filesystem::create_directories(dir_ / "etc");
     std::filesystem::create_directories(dir_ / "config");
     std::filesystem::create_directories(dir_ / "work");
-    env_ = "HOLDFAST_SYSTEM_DIR=" + (dir_ / "etc").string() +
-           " HOLDFAST_CONFIG_DIR=" + (dir_ / "config").string();
-    args_ = "--workspace " + (dir_ / "work").string();
+    env_ = {{"HOLDFAST_SYSTEM_DIR", (dir_ / "etc").string()},
+            {"HOLDFAST_CONFIG_DIR", (dir_ / "config").string()}};
+    args_ = {"--workspace", (dir_ / "work").string()};
   }
   TempDir dir_;
-  std::string env_;
-  std::string args_;
+  std::map<std::string, std::string> env_;
+  std::vector<std::string> args_;
 };
 
 TEST(DoctorVersion, ParsesDottedVersions) {
@@ -69,7 +65,9 @@ TEST_F(DoctorTest, HealthyHostSaysLaunchesGoAhead) {
 }
 
 TEST_F(DoctorTest, MissingBubblewrapIsFatal) {
-  const Ran ran = run_doctor(env_ + " HOLDFAST_BWRAP=/nonexistent/bwrap", args_);
+  auto env = env_;
+  env["HOLDFAST_BWRAP"] = "/nonexistent/bwrap";
+  const Ran ran = run_doctor(env, args_);
   EXPECT_EQ(ran.exit_code, 1) << ran.output;
   EXPECT_NE(ran.output.find("[fatal] bubblewrap: bwrap not found"), std::string::npos)
       << ran.output;
@@ -96,7 +94,9 @@ TEST_F(DoctorTest, UnsafeSettingsAreFatal) {
 }
 
 TEST_F(DoctorTest, JsonOutputCarriesEveryCheck) {
-  const Ran ran = run_doctor(env_, args_ + " --json");
+  auto args = args_;
+  args.push_back("--json");
+  const Ran ran = run_doctor(env_, args);
   ASSERT_EQ(ran.exit_code, 0) << ran.output;
   const auto report = nlohmann::json::parse(ran.output);
   EXPECT_TRUE(report["launch_possible"].get<bool>());
