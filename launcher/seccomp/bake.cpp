@@ -21,8 +21,6 @@
 
 namespace {
 
-using holdfast::seccomp::FilterOptions;
-
 // "\x20\x00..." in lines of 32 bytes. Each byte is a full \xNN escape, so
 // no escape can run into the next character.
 std::string as_literal(const std::string& bytes) {
@@ -34,11 +32,6 @@ std::string as_literal(const std::string& bytes) {
     out += escape;
   }
   return out + "\"";
-}
-
-std::string describe(const FilterOptions& options) {
-  return std::string("network_closed=") + (options.network_closed ? "true" : "false") +
-         " deny_unix_sockets=" + (options.deny_unix_sockets ? "true" : "false");
 }
 
 }  // namespace
@@ -63,7 +56,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < all.size(); ++i) {
       const std::string program =
           holdfast::seccomp::export_bpf(holdfast::seccomp::build_filter(all[i]));
-      out << "// " << describe(all[i]) << ": " << program.size() << " bytes\n"
+      out << "// " << holdfast::seccomp::to_string(all[i]) << ": " << program.size() << " bytes\n"
           << "constexpr std::string_view program_" << i << "{\n"
           << as_literal(program) << ",\n    " << program.size() << "};\n\n";
     }

@@ -176,4 +176,9 @@ std::vector<FilterOptions> every_filter_options() {
   return all;
 }
 
+std::string to_string(const FilterOptions& options) {
+  return std::string("network_closed=") + (options.network_closed ? "true" : "false") +
+         " deny_unix_sockets=" + (options.deny_unix_sockets ? "true" : "false");
+}
+
 }  // namespace holdfast::seccomp

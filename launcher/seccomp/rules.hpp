@@ -37,6 +37,9 @@ struct FilterOptions {
 // stay correct: the filter is then built at run time).
 std::vector<FilterOptions> every_filter_options();
 
+// "network_closed=true deny_unix_sockets=false": for messages and traces.
+std::string to_string(const FilterOptions& options);
+
 // One argument test, as libseccomp understands it. `masked_equal` compares
 // (arg & mask) == value; the others compare the whole 64-bit register.
 enum class ArgOp { equal, not_equal, masked_equal };

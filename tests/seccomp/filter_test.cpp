@@ -14,8 +14,7 @@ namespace {
 
 TEST(SeccompFilter, BuildsAndExportsNonEmptyBpfForEveryOptionCombination) {
   for (const FilterOptions& options : every_filter_options()) {
-    SCOPED_TRACE(::testing::Message() << "network_closed=" << options.network_closed
-                                      << " deny_unix_sockets=" << options.deny_unix_sockets);
+    SCOPED_TRACE(to_string(options));
     const Filter filter = build_filter(options);
     ASSERT_TRUE(filter);
     const std::string bpf = export_bpf(filter);

@@ -13,11 +13,6 @@
 namespace holdfast::seccomp {
 namespace {
 
-std::string describe(const FilterOptions& options) {
-  return std::string("network_closed=") + (options.network_closed ? "1" : "0") +
-         " deny_unix_sockets=" + (options.deny_unix_sockets ? "1" : "0");
-}
-
 TEST(SeccompProgram, EveryFilterOptionsIsEnumeratedOnce) {
   const auto all = every_filter_options();
   EXPECT_EQ(all.size(), 4u) << "two boolean options";
@@ -33,7 +28,7 @@ TEST(SeccompProgram, EachBakedProgramEqualsARunTimeBuild) {
   ASSERT_EQ(baked_programs().size(), all.size())
       << "this build runs holdfast-seccomp-bake, so every option has a baked program";
   for (const FilterOptions& options : all) {
-    SCOPED_TRACE(describe(options));
+    SCOPED_TRACE(to_string(options));
     const auto baked = baked_program(options);
     ASSERT_TRUE(baked.has_value());
     EXPECT_EQ(std::string(*baked), export_bpf(build_filter(options)));
@@ -42,7 +37,7 @@ TEST(SeccompProgram, EachBakedProgramEqualsARunTimeBuild) {
 
 TEST(SeccompProgram, ProgramForUsesTheBakedProgram) {
   for (const FilterOptions& options : every_filter_options()) {
-    SCOPED_TRACE(describe(options));
+    SCOPED_TRACE(to_string(options));
     const Program program = program_for(options);
     EXPECT_TRUE(program.baked);
     EXPECT_EQ(program.bytes, std::string(*baked_program(options)));
@@ -54,7 +49,7 @@ TEST(SeccompProgram, ProgramsDifferWhereTheOptionsDo) {
   for (std::size_t i = 0; i < all.size(); ++i) {
     for (std::size_t j = i + 1; j < all.size(); ++j) {
       EXPECT_NE(program_for(all[i]).bytes, program_for(all[j]).bytes)
-          << describe(all[i]) << " vs " << describe(all[j]);
+          << to_string(all[i]) << " vs " << to_string(all[j]);
     }
   }
 }

@@ -120,8 +120,7 @@ TEST(SeccompSandbox, AlwaysRefusedCallsFailWithTheirErrnoAndOnlyBecauseOfTheFilt
   }
 
   for (const FilterOptions& options : every_filter_options()) {
-    SCOPED_TRACE(::testing::Message() << "network_closed=" << options.network_closed
-                                      << " deny_unix_sockets=" << options.deny_unix_sockets);
+    SCOPED_TRACE(to_string(options));
     const ProbeReport filtered = run_probe_in_bwrap(options, checks);
     expect_ran(filtered);
     for (const auto& group :
@@ -200,8 +199,7 @@ TEST(SeccompSandbox, SocketFamiliesFollowNetworkAndUnixSocketOptions) {
       {{true, true}, false, false, false},
   };
   for (const Expected& e : cases) {
-    SCOPED_TRACE(::testing::Message() << "network_closed=" << e.options.network_closed
-                                      << " deny_unix_sockets=" << e.options.deny_unix_sockets);
+    SCOPED_TRACE(to_string(e.options));
     const ProbeReport filtered = run_probe_in_bwrap(e.options, checks);
     expect_ran(filtered);
     auto expect = [&](const std::string& check, bool allowed) {
@@ -270,8 +268,7 @@ TEST(SeccompSandbox, ConnectionsFollowNetworkAndUnixSocketOptions) {
   EXPECT_TRUE(control.at(connect_unix).allowed) << describe(control.at(connect_unix));
 
   for (const FilterOptions& options : every_filter_options()) {
-    SCOPED_TRACE(::testing::Message() << "network_closed=" << options.network_closed
-                                      << " deny_unix_sockets=" << options.deny_unix_sockets);
+    SCOPED_TRACE(to_string(options));
     const ProbeReport filtered = run_probe_in_bwrap(options, {connect_tcp, connect_unix});
     expect_ran(filtered);
     const ProbeResult& t = filtered.at(connect_tcp);
