@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Where the launcher's own time goes, per launch:
+#   * the median of `holdfast run --report` timings over N launches:
+#     snapshot, policy + host facts + admission + argv, seccomp program;
+#   * with perf installed, the CPU time and page faults of the holdfast
+#     process alone (perf stat --no-inherit, N runs each) for a trivial
+#     static program (launch_floor printing its usage), `holdfast run`
+#     refusing before any work (no command), `--dry-run`, and a whole run.
+#
+#   bench/launch-breakdown.sh [N]          (default 51; build first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-51}
+build=${BUILD_DIR:-build}
+holdfast=$PWD/$build/launcher/holdfast
+floor=$PWD/$build/bench/launch_floor
+
+work=$(mktemp -d /tmp/holdfast-breakdown.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/workspace" "$work/etc" "$work/config"
+chmod 755 "$work"
+export HOLDFAST_SYSTEM_DIR=$work/etc HOLDFAST_CONFIG_DIR=$work/config XDG_STATE_HOME=$work/state
+"$holdfast" settings set tools.executionSandbox \
+  '{"filesystem": "read-only", "network": "closed"}' >/dev/null
+cd "$work/workspace"
+# Fresh directories cost a settle window (see compare-launch.sh): let them age.
+sleep 6
+
+for i in $(seq "$runs"); do
+  "$holdfast" run --report "$work/report-$i.json" -- /bin/true
+done
+python3 - "$work" "$runs" <<'PY'
+import json, statistics, sys
+work, runs = sys.argv[1], int(sys.argv[2])
+timings = [json.load(open(f"{work}/report-{i}.json"))["timings_us"] for i in range(1, runs + 1)]
+print(f"median of {runs} launches (--report timings_us)")
+for key in ["snapshot", "policy_and_argv", "seccomp"]:
+    print(f"  {key:16} {statistics.median(t[key] for t in timings) / 1000:.2f} ms")
+plan = statistics.median(t["snapshot"] + t["policy_and_argv"] + t["seccomp"] for t in timings)
+print(f"  {'all three':16} {plan / 1000:.2f} ms")
+PY
+
+if ! command -v perf >/dev/null; then
+  echo "perf not installed: CPU breakdown skipped (apt-get install linux-perf)"
+  exit 0
+fi
+echo "CPU of the process alone (perf stat --no-inherit, $runs runs each)"
+cpu() {
+  local name=$1
+  shift
+  perf stat --no-inherit -x, -e task-clock,page-faults -r "$runs" "$@" 2>&1 >/dev/null |
+    awk -F, -v name="$name" '$3 == "task-clock" {ms = $1} $3 == "page-faults" {pf = $1}
+      END {printf "  %-34s %6.2f ms CPU %5d page faults\n", name, ms, pf}'
+}
+cpu "trivial static program" "$floor" || true
+cpu "holdfast run, refusing at once" "$holdfast" run || true
+cpu "holdfast run --dry-run" "$holdfast" run --dry-run -- /bin/true
+cpu "holdfast run -- /bin/true" "$holdfast" run -- /bin/true
