@@ -20,19 +20,8 @@ holdfast=$PWD/$build/launcher/holdfast
 compare=$PWD/$build/bench/launch_compare
 floor=$PWD/$build/bench/launch_floor
 
-work=$(mktemp -d /tmp/holdfast-compare.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/workspace" "$work/etc" "$work/config"
-chmod 755 "$work"
-export HOLDFAST_SYSTEM_DIR=$work/etc HOLDFAST_CONFIG_DIR=$work/config XDG_STATE_HOME=$work/state
-# The policy every launch of the comparison uses (read-only, network closed).
-"$holdfast" settings set tools.executionSandbox \
-  '{"filesystem": "read-only", "network": "closed"}' >/dev/null
-cd "$work/workspace"
-# A missing scope file in a directory changed within the last 5 s costs a
-# settle window (the snapshot's proof that no writer is mid-save). The
-# directories were just made; on a real host they are old. Let them age.
-sleep 6
+# shellcheck source=bench/launch-setup.sh
+source bench/launch-setup.sh
 
 mapfile -t argv < <("$holdfast" run --dry-run --save-seccomp "$work/filter.bpf" -- /bin/true)
 # The argv names the seccomp fd holdfast used; bare bwrap gets the program on fd 3.

@@ -15,16 +15,8 @@ build=${BUILD_DIR:-build}
 holdfast=$PWD/$build/launcher/holdfast
 floor=$PWD/$build/bench/launch_floor
 
-work=$(mktemp -d /tmp/holdfast-breakdown.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/workspace" "$work/etc" "$work/config"
-chmod 755 "$work"
-export HOLDFAST_SYSTEM_DIR=$work/etc HOLDFAST_CONFIG_DIR=$work/config XDG_STATE_HOME=$work/state
-"$holdfast" settings set tools.executionSandbox \
-  '{"filesystem": "read-only", "network": "closed"}' >/dev/null
-cd "$work/workspace"
-# Fresh directories cost a settle window (see compare-launch.sh): let them age.
-sleep 6
+# shellcheck source=bench/launch-setup.sh
+source bench/launch-setup.sh
 
 for i in $(seq "$runs"); do
   "$holdfast" run --report "$work/report-$i.json" -- /bin/true
