@@ -113,7 +113,7 @@ void BM_ReadScopeFile(benchmark::State& state) {
   const fs::path path = dir.path() / "settings.json";
   hs::write_file_atomically(path, document_4k(0));
   for (auto _ : state) {
-    hs::ScopeFile file = hs::read_scope_file(hs::Scope::user, path);
+    hs::ScopeFile file = hs::detail::read_scope_file_once(hs::Scope::user, path);
     if (!file.valid()) std::abort();
     benchmark::DoNotOptimize(file);
   }

@@ -16,7 +16,7 @@ bool FileIdentity::operator==(const FileIdentity& other) const {
          sha256 == other.sha256;
 }
 
-ScopeFile read_scope_file(Scope scope, const std::filesystem::path& path) {
+ScopeFile detail::read_scope_file_once(Scope scope, const std::filesystem::path& path) {
   ScopeFile file;
   file.scope = scope;
   file.path = path;

@@ -48,12 +48,19 @@ struct ScopeFile {
 // The key that holds a scope file's save counter.
 inline constexpr const char* kRevisionKey = "$revision";
 
-// Reads and checks `path`. A missing file yields exists == false; a file
-// that is unreadable for another reason throws SystemError. Parse and schema
-// problems are recorded in `diagnostics`, never thrown and never repaired.
-ScopeFile read_scope_file(Scope scope, const std::filesystem::path& path);
+namespace detail {
+// One open and read of `path`, believed as found: a missing file reads as
+// exists == false. That is NOT a way to read settings — a file caught in
+// the middle of someone's save reads as missing here. Read settings with
+// take_snapshot() or read_scope_settled() (settings/snapshot.hpp); only the
+// snapshot reader, and tests that check the bytes on disk, call this.
+// A file that is unreadable for another reason throws SystemError. Parse
+// and schema problems are recorded in `diagnostics`, never thrown and never
+// repaired.
+ScopeFile read_scope_file_once(Scope scope, const std::filesystem::path& path);
+}  // namespace detail
 
-// Interprets bytes already read (used by read_scope_file and by writers that
+// Interprets bytes already read (used by the snapshot reader and by writers that
 // must check the document they are about to save).
 void interpret_scope_bytes(ScopeFile& file);
 

@@ -8,10 +8,14 @@ namespace holdfast::settings {
 
 std::string_view scope_name(Scope scope) {
   switch (scope) {
-    case Scope::system_defaults: return "system-defaults";
-    case Scope::user: return "user";
-    case Scope::workspace: return "workspace";
-    case Scope::system: return "system";
+    case Scope::system_defaults:
+      return "system-defaults";
+    case Scope::user:
+      return "user";
+    case Scope::workspace:
+      return "workspace";
+    case Scope::system:
+      return "system";
   }
   return "?";
 }
@@ -25,12 +29,15 @@ std::optional<Scope> parse_scope(std::string_view name) {
 
 std::optional<std::filesystem::path> ScopePaths::file(Scope scope) const {
   switch (scope) {
-    case Scope::system_defaults: return system_dir / "system-defaults.json";
-    case Scope::user: return config_dir / "settings.json";
+    case Scope::system_defaults:
+      return system_dir / "system-defaults.json";
+    case Scope::user:
+      return config_dir / "settings.json";
     case Scope::workspace:
       if (!workspace) return std::nullopt;
       return *workspace / ".holdfast" / "settings.json";
-    case Scope::system: return system_dir / "settings.json";
+    case Scope::system:
+      return system_dir / "settings.json";
   }
   return std::nullopt;
 }
@@ -60,7 +67,24 @@ ScopePaths scope_paths_from_environment(std::optional<std::filesystem::path> wor
         "or HOME is set; set one of them");
   }
   if (workspace) paths.workspace = std::filesystem::absolute(*workspace).lexically_normal();
+  paths.state_dir = state_dir_from_environment();
   return paths;
+}
+
+std::filesystem::path state_dir_from_environment() {
+  // Only absolute values count: a relative one would name a different
+  // place from every working directory.
+  const auto absolute = [](const char* name) -> std::optional<std::filesystem::path> {
+    auto value = env(name);
+    if (!value || value->front() != '/') return std::nullopt;
+    return std::filesystem::path(*value).lexically_normal();
+  };
+  if (auto dir = absolute("HOLDFAST_STATE_DIR")) return *dir;
+  if (auto xdg = absolute("XDG_STATE_HOME")) return *xdg / "holdfast";
+  if (auto home = absolute("HOME")) return *home / ".local" / "state" / "holdfast";
+  throw UsageError(
+      "cannot find holdfast's state directory: none of HOLDFAST_STATE_DIR, XDG_STATE_HOME or "
+      "HOME is set to an absolute path; set one of them");
 }
 
 }  // namespace holdfast::settings

@@ -29,6 +29,10 @@ struct ScopePaths {
   std::filesystem::path system_dir;  // $HOLDFAST_SYSTEM_DIR, default /etc/holdfast
   std::filesystem::path config_dir;  // $HOLDFAST_CONFIG_DIR, default $XDG_CONFIG_HOME/holdfast
   std::optional<std::filesystem::path> workspace;  // no workspace scope without one
+  // holdfast's own state (presence memory, launch records). Empty: the
+  // snapshot reader keeps no presence memory and judges every missing file
+  // by first-read evidence alone; scope_paths_from_environment always sets it.
+  std::filesystem::path state_dir;
 
   // The settings file of `scope`; nullopt for the workspace scope when no
   // workspace is set.
@@ -39,5 +43,9 @@ struct ScopePaths {
 // HOLDFAST_CONFIG_DIR, XDG_CONFIG_HOME, HOME). Throws UsageError when no
 // user configuration directory can be determined.
 ScopePaths scope_paths_from_environment(std::optional<std::filesystem::path> workspace);
+
+// holdfast's state directory: $HOLDFAST_STATE_DIR, else $XDG_STATE_HOME/holdfast,
+// else ~/.local/state/holdfast. Throws UsageError when none can be determined.
+std::filesystem::path state_dir_from_environment();
 
 }  // namespace holdfast::settings

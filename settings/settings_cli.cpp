@@ -21,9 +21,9 @@ struct CommonOptions {
 };
 
 ScopePaths paths_for(const CommonOptions& options) {
-  std::filesystem::path workspace =
-      options.workspace.empty() ? std::filesystem::current_path()
-                                : std::filesystem::path(options.workspace);
+  std::filesystem::path workspace = options.workspace.empty()
+                                        ? std::filesystem::current_path()
+                                        : std::filesystem::path(options.workspace);
   return scope_paths_from_environment(workspace);
 }
 
@@ -91,7 +91,8 @@ int cmd_get(const CommonOptions& options, const std::string& key_text) {
   std::optional<Scope> scope;
   std::uint64_t revision = 0;
   if (options.scope.empty()) {
-    const Effective effective = store.effective();
+    const Snapshot snapshot = store.snapshot();
+    const Effective& effective = snapshot.effective;
     print_warnings(effective.warnings);
     const nlohmann::json* found = find_value(effective.value, key);
     if (found == nullptr) {
@@ -100,7 +101,7 @@ int cmd_get(const CommonOptions& options, const std::string& key_text) {
     }
     value = *found;
     scope = origin_of(effective, key);
-    if (scope) revision = store.load(*scope).revision;
+    if (scope) revision = snapshot.scope(*scope)->revision;  // the same reading, not a new one
   } else {
     scope = scope_for(options, Scope::user);
     const ScopeFile file = store.load(*scope);
@@ -128,9 +129,9 @@ int cmd_set(const CommonOptions& options, const std::string& key_text,
             const std::string& value_text, const std::string& if_revision) {
   Store store(paths_for(options));
   const Scope scope = scope_for(options, Scope::user);
-  const SaveResult saved = store.set(scope, parse_key_path(key_text),
-                                     parse_value_argument(value_text),
-                                     Expectation{revision_option(if_revision), std::nullopt});
+  const SaveResult saved =
+      store.set(scope, parse_key_path(key_text), parse_value_argument(value_text),
+                Expectation{revision_option(if_revision), std::nullopt});
   if (options.json) {
     std::cout << nlohmann::json{{"path", saved.path.string()}, {"revision", saved.revision}}.dump()
               << "\n";
@@ -163,8 +164,8 @@ void print_origins(const Effective& effective, const Store& store) {
       const auto dot = key.rfind('.');
       const nlohmann::json* list = find_value(effective.value, parse_key_path(key.substr(0, dot)));
       const std::size_t index = std::stoul(key.substr(dot + 1));
-      shown = list != nullptr && list->is_array() && index < list->size() ? (*list)[index].dump()
-                                                                         : "?";
+      shown =
+          list != nullptr && list->is_array() && index < list->size() ? (*list)[index].dump() : "?";
     }
     std::cout << key << " = " << shown << "    # " << scope_name(scope) << " ("
               << store.file(scope).string() << ")\n";
@@ -174,7 +175,8 @@ void print_origins(const Effective& effective, const Store& store) {
 int cmd_show(const CommonOptions& options, bool origin) {
   const Store store(paths_for(options));
   if (options.scope.empty()) {
-    const Effective effective = store.effective();
+    const Snapshot snapshot = store.snapshot();
+    const Effective& effective = snapshot.effective;
     print_warnings(effective.warnings);
     if (options.json) {
       nlohmann::json origins = nlohmann::json::object();
@@ -209,11 +211,14 @@ int cmd_show(const CommonOptions& options, bool origin) {
 }
 
 int cmd_validate(const CommonOptions& options) {
-  const Store store(paths_for(options));
   std::vector<ScopeFile> files;
   if (options.scope.empty()) {
-    files = store.load_all();
+    SnapshotOptions read;
+    read.keep_invalid = true;   // every problem is listed, not only the first file's
+    read.strict_modes = false;  // validate judges content; doctor judges ownership
+    files = take_snapshot(paths_for(options), read).scopes;
   } else {
+    const Store store(paths_for(options));
     files.push_back(store.load(scope_for(options, Scope::user)));
   }
   bool errors = false;
@@ -262,7 +267,8 @@ std::string change_line(const SettingsChange& change, bool json) {
   line += " digest=" + change.snapshot.digest.substr(0, 16) + " revisions=";
   std::string parts;
   for (const auto& [scope, revision] : revisions.items()) {
-    parts += (parts.empty() ? "" : ",") + scope + ":" + (revision.is_null() ? "-" : revision.dump());
+    parts +=
+        (parts.empty() ? "" : ",") + scope + ":" + (revision.is_null() ? "-" : revision.dump());
   }
   line += parts;
   if (!change.initial) {
@@ -273,6 +279,23 @@ std::string change_line(const SettingsChange& change, bool json) {
     line += " scopes=" + (names.empty() ? "-" : names) + " keys=" + (keys.empty() ? "-" : keys);
   }
   return line;
+}
+
+int cmd_forget(const CommonOptions& options, bool remove_file) {
+  Store store(paths_for(options));
+  if (options.scope.empty()) {
+    throw UsageError(
+        "name the scope whose file is gone on purpose: --scope user (or "
+        "system-defaults, system)");
+  }
+  const Scope scope = scope_for(options, Scope::user);
+  const bool remembered = store.forget(scope, remove_file);
+  std::cout << "holdfast: " << store.file(scope).string()
+            << (remove_file ? " removed; " : " is gone; ")
+            << (remembered ? "holdfast no longer expects it (a later reading takes it for absent)"
+                           : "holdfast had no memory of it")
+            << "\n";
+  return exit_ok;
 }
 
 int cmd_watch(const CommonOptions& options, int count) {
@@ -367,7 +390,8 @@ CLI::App* add_settings_cli(CLI::App& app, int& exit_code) {
 
   auto* show = settings->add_subcommand("show", "Print the effective settings, or one scope");
   add_scope_options(show, *options, "Show this scope's document only");
-  show->add_flag("--effective", *effective_flag, "Show the merged settings (the default without --scope)");
+  show->add_flag("--effective", *effective_flag,
+                 "Show the merged settings (the default without --scope)");
   show->add_flag("--origin", *origin, "Say which scope each effective value came from");
   show->add_flag("--json", options->json, "Machine-readable output");
   show->callback([=, &exit_code] {
@@ -380,6 +404,23 @@ CLI::App* add_settings_cli(CLI::App& app, int& exit_code) {
   validate_cmd->add_flag("--json", options->json, "Machine-readable output");
   validate_cmd->callback([=, &exit_code] {
     exit_code = run_settings_command([&] { return cmd_validate(*options); });
+  });
+
+  auto remove_file = std::make_shared<bool>(false);
+  auto* forget = settings->add_subcommand(
+      "forget",
+      "Confirm that an operator scope's settings file is gone on purpose (once holdfast has read "
+      "a file, a missing file stops every launch until it comes back or is forgotten)");
+  forget
+      ->add_option("--scope", options->scope,
+                   "The scope whose file is gone: user, "
+                   "system-defaults or system")
+      ->check(CLI::IsMember({"system-defaults", "user", "system"}))
+      ->required();
+  forget->add_flag("--remove", *remove_file,
+                   "Remove the file too (durably, under the scope's lock), then forget it");
+  forget->callback([=, &exit_code] {
+    exit_code = run_settings_command([&] { return cmd_forget(*options, *remove_file); });
   });
 
   auto count = std::make_shared<int>(0);

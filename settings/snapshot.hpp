@@ -1,21 +1,30 @@
-// The snapshot reader: one consistent reading of every scope, from which a
-// launch builds its confinement and nothing else.
+// The snapshot reader: one consistent reading of every scope. It is the
+// only way holdfast reads settings — launches, the gatekeeper, the CLI, the
+// watcher, doctor and the library API all come through here.
 //
-// take_snapshot() reads each scope once. A scope file that is missing, empty
-// or invalid is not believed at once (invariant 5): other programs leave
-// gaps while they save — an old writer that renames the live file to a
-// backup before renaming the new one in, editors that truncate and rewrite
-// in place. So the reader looks for evidence of a write in progress (the
-// names such writers use, recently changed; a recently changed directory),
-// watches the directory with inotify, and reads again when the file is
-// renamed in or closed after writing. A missing file counts as absent only
-// when no writer shows itself for a whole settle window; a file that is
-// still empty or invalid fails closed (invariant 4).
+// Each scope is read once and settled before it is believed:
+//  * a file that reads complete and valid is taken;
+//  * an operator scope file that holdfast has seen before (presence memory,
+//    settings/presence.hpp) and now finds missing is *missing*, not absent:
+//    the reader watches its directory and every ancestor with inotify and
+//    waits up to max_wait for it to come back, then refuses and says how to
+//    confirm a deliberate removal;
+//  * a file never seen before (the first read ever, and every workspace
+//    file) that is missing, empty or invalid is judged by evidence: a
+//    directory unchanged for evidence_age proves absence at once; otherwise
+//    the reader watches the directory, looks for the names writers use
+//    while saving, and reads again when the file is renamed in or closed
+//    after writing. Missing counts as absent only after a quiet settle
+//    window; still empty or invalid, it fails closed.
 //
-// Then every scope is checked again — same inode, same bytes, still absent
-// — and the whole reading is retried, within a bound, if anything moved
-// (invariant 6). The result carries a digest over the effective settings
-// and each scope's hash.
+// Then every scope is read again and compared by content (not by inode: a
+// writer that re-saves the same bytes has changed nothing). When every
+// scope reads the same, the reading is consistent. When exactly one scope
+// changed, that scope is read once more and the others a third time: if
+// they are still the same, the others held their content all around that
+// last reading, and it is taken. More movement retries the whole reading,
+// within a bound. The result carries a digest over the effective policy and
+// each scope's hash.
 #pragma once
 
 #include <sys/types.h>
@@ -47,22 +56,35 @@ struct SnapshotOptions {
   // Refuse operator scope files that others could write (StrictModes).
   bool strict_modes = true;
   uid_t invoking_uid = static_cast<uid_t>(-1);  // -1: getuid()
+  // Keep a file that stays invalid in the result, with its diagnostics,
+  // instead of throwing InvalidSettings; the snapshot then has no
+  // effective settings and no digest (Snapshot::complete() is false). For
+  // views that show problems (validate, doctor, a GUI), never for a launch.
+  bool keep_invalid = false;
 
   static std::vector<std::string> default_evidence_patterns();
 };
 
 // Why a scope file that was found missing or damaged was finally accepted.
-enum class Settling { immediate, waited_for_writer, proven_absent };
+enum class Settling {
+  immediate,          // read complete and valid at once
+  waited_for_writer,  // missing or damaged, then complete after a write finished
+  waited_for_return,  // a remembered file was missing and came back
+  proven_absent,      // never seen before, and no writer showed itself
+};
 
 struct Snapshot {
-  std::vector<ScopeFile> scopes;  // precedence order; workspace only with a workspace
-  std::vector<Settling> settling; // parallel to scopes
+  std::vector<ScopeFile> scopes;   // precedence order; workspace only with a workspace
+  std::vector<Settling> settling;  // parallel to scopes
   Effective effective;
-  std::string digest;             // SHA-256 over the effective policy and every scope hash
+  std::string digest;  // SHA-256 over the effective policy and every scope hash
   int attempts = 1;
-  bool policy_required = false;   // security.requireExecutionSandbox from an operator scope
+  bool policy_required = false;  // security.requireExecutionSandbox from an operator scope
 
   const ScopeFile* scope(Scope which) const;
+  // Every scope valid, so `effective` and `digest` are meaningful (always
+  // true unless SnapshotOptions::keep_invalid).
+  bool complete() const;
 };
 
 // Base of every reason a snapshot cannot be taken; what() says what was
@@ -76,5 +98,11 @@ class SnapshotError : public std::runtime_error {
 // SnapshotError (required policy missing, a write that never finished,
 // settings that kept changing).
 Snapshot take_snapshot(const ScopePaths& paths, const SnapshotOptions& options = {});
+
+// One scope, settled the same way (for a save's read-modify-write and for
+// one-scope views). Throws like take_snapshot; an invalid file is thrown
+// unless options.keep_invalid.
+ScopeFile read_scope_settled(const ScopePaths& paths, Scope scope,
+                             const SnapshotOptions& options = {});
 
 }  // namespace holdfast::settings

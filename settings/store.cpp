@@ -1,8 +1,14 @@
 #include "settings/store.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <system_error>
 
+#include "settings/fd.hpp"
 #include "settings/file_lock.hpp"
+#include "settings/presence.hpp"
 #include "settings/schema.hpp"
 
 namespace holdfast::settings {
@@ -22,30 +28,13 @@ std::filesystem::path Store::file(Scope scope) const {
   return *path;
 }
 
-ScopeFile Store::load(Scope scope) const { return read_scope_file(scope, file(scope)); }
+Snapshot Store::snapshot() const { return take_snapshot(paths_, options_.read); }
 
-std::vector<ScopeFile> Store::load_all() const {
-  std::vector<ScopeFile> files;
-  for (Scope scope : kScopesInPrecedenceOrder) {
-    if (auto path = paths_.file(scope)) files.push_back(read_scope_file(scope, *path));
-  }
-  return files;
-}
-
-Effective Store::effective() const {
-  const auto files = load_all();
-  std::vector<Diagnostic> errors;
-  std::vector<const ScopeFile*> pointers;
-  for (const auto& f : files) {
-    if (!f.valid()) errors.insert(errors.end(), f.diagnostics.begin(), f.diagnostics.end());
-    pointers.push_back(&f);
-  }
-  if (!errors.empty()) throw InvalidSettings(errors);
-  Effective effective = merge_scopes(pointers);
-  for (const auto& f : files) {
-    for (const auto& d : f.diagnostics) effective.warnings.push_back(d);
-  }
-  return effective;
+ScopeFile Store::load(Scope scope) const {
+  (void)file(scope);  // the workspace scope without a workspace is a usage error
+  SnapshotOptions options = options_.read;
+  options.keep_invalid = true;
+  return read_scope_settled(paths_, scope, options);
 }
 
 namespace {
@@ -71,11 +60,17 @@ SaveResult Store::update(Scope scope, const std::function<void(nlohmann::json&)>
   if (ec) throw SystemError("cannot create settings directory", path.parent_path(), ec.value());
 
   const ScopeLock lock(path);
-  const ScopeFile current = read_scope_file(scope, path);
+  // Settled like every read: a file that another program is in the middle
+  // of saving is waited for, not taken for empty (which would save a
+  // document holding nothing but this change).
+  const ScopeFile current = load(scope);
   if (!current.valid()) {
     // Refuse: saving would overwrite (and so lose) what the person wrote.
     std::vector<Diagnostic> diagnostics = current.diagnostics;
-    diagnostics.push_back(Diagnostic{Severity::error, path, {}, "",
+    diagnostics.push_back(Diagnostic{Severity::error,
+                                     path,
+                                     {},
+                                     "",
                                      "refusing to save into a file that is invalid; fix it "
                                      "first (holdfast settings validate), nothing was changed"});
     throw InvalidSettings(std::move(diagnostics));
@@ -99,7 +94,10 @@ SaveResult Store::update(Scope scope, const std::function<void(nlohmann::json&)>
       d.message += " (in the document as it would be after this change)";
       diagnostics.push_back(std::move(d));
     }
-    diagnostics.push_back(Diagnostic{Severity::error, path, {}, "",
+    diagnostics.push_back(Diagnostic{Severity::error,
+                                     path,
+                                     {},
+                                     "",
                                      "the change would make the file invalid; nothing was saved"});
     throw InvalidSettings(std::move(diagnostics));
   }
@@ -128,12 +126,44 @@ SaveResult Store::unset(Scope scope, const KeyPath& key, const Expectation& expe
       scope,
       [&](nlohmann::json& document) {
         if (!unset_value(document, key)) {
-          throw UsageError(to_dotted(key) + " is not set in the " +
-                           std::string(scope_name(scope)) + " scope (" + file(scope).string() +
-                           ")");
+          throw UsageError(to_dotted(key) + " is not set in the " + std::string(scope_name(scope)) +
+                           " scope (" + file(scope).string() + ")");
         }
       },
       expected);
+}
+
+bool Store::forget(Scope scope, bool remove_file) {
+  if (!is_operator_scope(scope)) {
+    throw UsageError(
+        "holdfast keeps no memory of workspace files (a workspace cannot carry the policy); "
+        "name an operator scope: system-defaults, user or system");
+  }
+  const std::filesystem::path path = file(scope);
+  const PresenceMemory memory(paths_.state_dir);
+  if (!memory.enabled()) {
+    throw UsageError("no state directory is set for this store, so nothing is remembered");
+  }
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!remove_file) {
+      throw UsageError(path.string() +
+                       " still exists; holdfast forgets only a file that is gone. To remove it "
+                       "and forget it in one step, add --remove");
+    }
+    const ScopeLock lock(path);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) throw_errno("cannot remove", path);
+    // The removal must be durable before the memory of the file goes:
+    // after a crash the file is either back (and remembered) or gone.
+    const std::filesystem::path directory = path.parent_path();
+    const UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir.valid() || ::fsync(dir.get()) != 0) {
+      throw_errno("removed the file but cannot sync its directory", directory);
+    }
+  } else if (errno != ENOENT) {
+    throw_errno("cannot check", path);
+  }
+  return memory.forget(path);
 }
 
 }  // namespace holdfast::settings

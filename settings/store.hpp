@@ -2,10 +2,15 @@
 // change settings.
 //
 //   holdfast::settings::Store store(scope_paths_from_environment(workspace));
+//   Snapshot snapshot = store.snapshot();                // effective, origins, digest
 //   ScopeFile user = store.load(Scope::user);            // diagnostics, revision
-//   Effective effective = store.effective();             // merged, with origins
 //   store.set(Scope::user, parse_key_path("tools.executionSandbox.network"),
-//             "closed", /*expected_revision=*/user.revision);
+//             "closed", Expectation::unchanged_since(user));
+//
+// Every read goes through the snapshot reader (settings/snapshot.hpp): a
+// file caught in the middle of another program's save is waited for, and a
+// file holdfast has seen before that goes missing is never read as "no
+// settings".
 //
 // Every save is a read-modify-write under the scope's lock, bumps the
 // file's "$revision" counter and goes through the durable atomic writer. A
@@ -23,6 +28,7 @@
 #include "settings/merge.hpp"
 #include "settings/scope_file.hpp"
 #include "settings/scopes.hpp"
+#include "settings/snapshot.hpp"
 
 namespace holdfast::settings {
 
@@ -44,6 +50,7 @@ struct SaveResult {
 };
 
 struct StoreOptions {
+  SnapshotOptions read;  // how every read of this store settles files
   bool durable = true;
   bool keep_backup = false;
   std::function<void(WriteStep)> after_write_step;  // for crash tests
@@ -58,12 +65,13 @@ class Store {
   // workspace was given.
   std::filesystem::path file(Scope scope) const;
 
-  // Reads one scope; problems are in the result's diagnostics.
+  // One consistent reading of every scope (take_snapshot with this
+  // store's options): the effective settings with origins and the digest.
+  // Throws InvalidSettings naming every bad file, SnapshotError, ...
+  Snapshot snapshot() const;
+  // Reads one scope, settled; a file that stays invalid is returned with
+  // its diagnostics (check valid()).
   ScopeFile load(Scope scope) const;
-  // Reads every scope that has a file location.
-  std::vector<ScopeFile> load_all() const;
-  // Merged settings; throws InvalidSettings naming every bad file.
-  Effective effective() const;
 
   // Read-modify-write. `mutate` receives the current document ({} when the
   // file is absent) and edits it in place.
@@ -73,6 +81,13 @@ class Store {
                  const Expectation& expected = {});
   // Throws UsageError when the key is not set.
   SaveResult unset(Scope scope, const KeyPath& key, const Expectation& expected = {});
+
+  // Confirms that an operator scope's file is gone on purpose: holdfast
+  // forgets that it has seen it, so a later reading takes it for absent.
+  // With `remove_file` the file is first removed (under the scope's lock,
+  // durably); without, a file that still exists is a UsageError. Returns
+  // whether holdfast had remembered the file.
+  bool forget(Scope scope, bool remove_file);
 
  private:
   ScopePaths paths_;

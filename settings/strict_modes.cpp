@@ -9,10 +9,11 @@
 namespace holdfast::settings {
 
 UnsafeSettingsFile::UnsafeSettingsFile(std::filesystem::path file, std::filesystem::path culprit,
-                                       std::string why)
+                                       std::string why, bool vanished)
     : std::runtime_error("unsafe settings file " + file.string() + ": " + why),
       file_(std::move(file)),
-      culprit_(std::move(culprit)) {}
+      culprit_(std::move(culprit)),
+      vanished_(vanished) {}
 
 namespace {
 
@@ -41,10 +42,15 @@ std::optional<std::string> problem_with(const std::filesystem::path& path, const
 
 }  // namespace
 
-std::optional<UnsafeSettingsFile> check_strict_modes(const std::filesystem::path& file,
-                                                     uid_t owner, mode_t mode,
-                                                     uid_t invoking_uid) {
-  const std::filesystem::path target = resolve_write_target(file);
+std::optional<UnsafeSettingsFile> check_strict_modes(const std::filesystem::path& file, uid_t owner,
+                                                     mode_t mode, uid_t invoking_uid) {
+  std::filesystem::path target;
+  try {
+    target = resolve_write_target(file);
+  } catch (const std::exception& e) {
+    return UnsafeSettingsFile(file, file, std::string("cannot follow its symlink: ") + e.what(),
+                              /*vanished=*/true);
+  }
   struct stat st {};
   st.st_uid = owner;
   st.st_mode = mode;
@@ -57,11 +63,11 @@ std::optional<UnsafeSettingsFile> check_strict_modes(const std::filesystem::path
   const std::filesystem::path directory = std::filesystem::canonical(target.parent_path(), ec);
   if (ec) {
     return UnsafeSettingsFile(file, target.parent_path(),
-                              "cannot resolve its directory: " + ec.message());
+                              "cannot resolve its directory: " + ec.message(), /*vanished=*/true);
   }
   for (std::filesystem::path path = directory;; path = path.parent_path()) {
     if (::stat(path.c_str(), &st) != 0) {
-      return UnsafeSettingsFile(file, path, "cannot stat " + path.string());
+      return UnsafeSettingsFile(file, path, "cannot stat " + path.string(), /*vanished=*/true);
     }
     if (auto problem = problem_with(path, st, invoking_uid)) {
       return UnsafeSettingsFile(file, path, *problem);

@@ -13,6 +13,7 @@
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/filter.hpp"
+#include "settings/presence.hpp"
 #include "settings/snapshot.hpp"
 #include "settings/strict_modes.hpp"
 
@@ -21,7 +22,7 @@ namespace holdfast::doctor {
 namespace {
 
 struct ProcessResult {
-  int status = -1;  // raw wait status; -1 when it could not start
+  int status = -1;     // raw wait status; -1 when it could not start
   std::string output;  // stdout and stderr together
 };
 
@@ -71,9 +72,12 @@ std::string read_first_line(const std::string& path) {
 
 const char* verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::ok: return "ok";
-    case Verdict::warning: return "warning";
-    case Verdict::fatal: return "fatal";
+    case Verdict::ok:
+      return "ok";
+    case Verdict::warning:
+      return "warning";
+    case Verdict::fatal:
+      return "fatal";
   }
   return "?";
 }
@@ -136,11 +140,27 @@ Finding check_user_namespaces(const std::string& bwrap_path) {
     return f;
   }
   // A real trial with the flags every launch uses.
-  const ProcessResult r = run_process({bwrap_path, "--unshare-user", "--unshare-pid",
-                                       "--unshare-ipc", "--unshare-uts", "--unshare-net",
-                                       "--unshare-cgroup-try", "--new-session", "--die-with-parent",
-                                       "--cap-drop", "ALL", "--disable-userns", "--ro-bind", "/",
-                                       "/", "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"});
+  const ProcessResult r = run_process({bwrap_path,
+                                       "--unshare-user",
+                                       "--unshare-pid",
+                                       "--unshare-ipc",
+                                       "--unshare-uts",
+                                       "--unshare-net",
+                                       "--unshare-cgroup-try",
+                                       "--new-session",
+                                       "--die-with-parent",
+                                       "--cap-drop",
+                                       "ALL",
+                                       "--disable-userns",
+                                       "--ro-bind",
+                                       "/",
+                                       "/",
+                                       "--proc",
+                                       "/proc",
+                                       "--dev",
+                                       "/dev",
+                                       "--",
+                                       "/bin/true"});
   if (r.status != 0) {
     f.verdict = Verdict::fatal;
     f.summary = "a trial sandbox failed: " + first_line(r.output);
@@ -169,8 +189,9 @@ Finding check_seccomp() {
                                 std::to_string(seccomp_version()->minor) + "." +
                                 std::to_string(seccomp_version()->micro);
     f.summary = "libseccomp " + version + " built and exported the filter";
-    if (mode != 0) f.summary += " (holdfast itself already runs under seccomp mode " +
-                                std::to_string(mode) + ")";
+    if (mode != 0)
+      f.summary +=
+          " (holdfast itself already runs under seccomp mode " + std::to_string(mode) + ")";
   } catch (const std::exception& e) {
     f.verdict = Verdict::fatal;
     f.summary = std::string("cannot build the seccomp filter: ") + e.what();
@@ -191,21 +212,23 @@ Finding check_apparmor_userns() {
     f.verdict = Verdict::warning;
     f.summary = "kernel.apparmor_restrict_unprivileged_userns = " + value +
                 ": unprivileged user namespaces need an AppArmor profile for bwrap";
-    f.advice = "install an AppArmor profile that grants bwrap 'userns', or see the "
-               "user-namespaces check for whether launches work";
+    f.advice =
+        "install an AppArmor profile that grants bwrap 'userns', or see the "
+        "user-namespaces check for whether launches work";
   }
   return f;
 }
 
 Finding check_landlock() {
   Finding f{"landlock", Verdict::ok, "", ""};
-  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0,
-                             LANDLOCK_CREATE_RULESET_VERSION);
+  const long abi =
+      ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 0) {
     f.summary = std::string("Landlock not available (") + std::strerror(errno) +
                 "); holdfast does not need it";
   } else {
-    f.summary = "Landlock ABI " + std::to_string(abi) + " (not used; bubblewrap enforces the "
+    f.summary = "Landlock ABI " + std::to_string(abi) +
+                " (not used; bubblewrap enforces the "
                 "filesystem policy)";
   }
   return f;
@@ -213,35 +236,44 @@ Finding check_landlock() {
 
 std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths) {
   std::vector<Finding> findings;
-  for (settings::Scope scope : settings::kScopesInPrecedenceOrder) {
-    const auto path = paths.file(scope);
-    if (!path) continue;
-    Finding f{"settings:" + std::string(settings::scope_name(scope)), Verdict::ok, "", ""};
-    try {
-      const settings::ScopeFile file = settings::read_scope_file(scope, *path);
-      if (!file.exists) {
-        f.summary = path->string() + ": absent";
-      } else if (!file.valid()) {
-        f.verdict = Verdict::fatal;
-        f.summary = path->string() + ": invalid";
-        for (const auto& d : file.diagnostics) {
-          if (d.severity == settings::Severity::error) f.summary += "\n    " + d.to_string();
-        }
-        f.advice = "fix the file; holdfast never rewrites or resets it";
-      } else if (auto unsafe = settings::is_operator_scope(scope)
-                                   ? settings::check_strict_modes(*path, file.identity.owner,
-                                                                  file.identity.mode, ::getuid())
-                                   : std::nullopt) {
-        f.verdict = Verdict::fatal;
-        f.summary = path->string() + ": unsafe";
-        f.advice = unsafe->what();
-      } else {
-        f.summary = path->string() + ": valid, revision " + std::to_string(file.revision);
-      }
-    } catch (const std::exception& e) {
+  // Every scope as the snapshot reader settles it, invalid files kept so
+  // that each can be shown; ownership is judged per file below.
+  settings::SnapshotOptions read;
+  read.keep_invalid = true;
+  read.strict_modes = false;
+  std::vector<settings::ScopeFile> files;
+  try {
+    files = settings::take_snapshot(paths, read).scopes;
+  } catch (const std::exception& e) {
+    findings.push_back(Finding{"settings:scopes", Verdict::fatal, e.what(),
+                               "see the message; holdfast never reads a missing or damaged "
+                               "policy file as \"no settings\""});
+  }
+  const settings::PresenceMemory memory(paths.state_dir);
+  for (const auto& file : files) {
+    const std::string& path = file.path.string();
+    Finding f{"settings:" + std::string(settings::scope_name(file.scope)), Verdict::ok, "", ""};
+    if (!file.exists) {
+      f.summary = path + ": absent";
+    } else if (!file.valid()) {
       f.verdict = Verdict::fatal;
-      f.summary = path->string() + ": unreadable: " + e.what();
-      f.advice = "make it readable by you, or remove it";
+      f.summary = path + ": invalid";
+      for (const auto& d : file.diagnostics) {
+        if (d.severity == settings::Severity::error) f.summary += "\n    " + d.to_string();
+      }
+      f.advice = "fix the file; holdfast never rewrites or resets it";
+    } else if (auto unsafe = settings::is_operator_scope(file.scope)
+                                 ? settings::check_strict_modes(file.path, file.identity.owner,
+                                                                file.identity.mode, ::getuid())
+                                 : std::nullopt) {
+      f.verdict = Verdict::fatal;
+      f.summary = path + ": unsafe";
+      f.advice = unsafe->what();
+    } else {
+      f.summary = path + ": valid, revision " + std::to_string(file.revision);
+    }
+    if (settings::is_operator_scope(file.scope) && memory.remembers(file.path)) {
+      f.summary += " (remembered: if it goes missing, launches wait for it, then refuse)";
     }
     findings.push_back(std::move(f));
   }
@@ -249,12 +281,12 @@ std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths) {
   Finding snapshot{"settings:snapshot", Verdict::ok, "", ""};
   try {
     const auto taken = settings::take_snapshot(paths);
-    const bool has_policy =
-        taken.effective.value.contains("tools") &&
-        taken.effective.value["tools"].contains("executionSandbox");
+    const bool has_policy = taken.effective.value.contains("tools") &&
+                            taken.effective.value["tools"].contains("executionSandbox");
     snapshot.summary = "digest " + taken.digest.substr(0, 16) + "; policy from " +
-                       (has_policy ? "an operator scope" : "the built-in default "
-                                                           "(workspace-write, network closed)");
+                       (has_policy ? "an operator scope"
+                                   : "the built-in default "
+                                     "(workspace-write, network closed)");
   } catch (const std::exception& e) {
     snapshot.verdict = Verdict::fatal;
     snapshot.summary = e.what();

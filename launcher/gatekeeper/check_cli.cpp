@@ -8,7 +8,7 @@
 #include "launcher/gatekeeper/path_match.hpp"
 #include "launcher/gatekeeper/symlinks.hpp"
 #include "settings/errors.hpp"
-#include "settings/store.hpp"
+#include "settings/snapshot.hpp"
 
 namespace holdfast::gatekeeper {
 
@@ -53,8 +53,11 @@ int run_check(const CheckOptions& options) {
   context.tmp = normalize_path(options.tmp, here);
   context.resolve = resolve_symlinks;
 
-  const settings::Store store(settings::scope_paths_from_environment(fs::path(context.workspace)));
-  const settings::Effective effective = store.effective();
+  // The same consistent, settled reading a launch takes: a policy file
+  // caught mid-save is waited for, never read as "no rules".
+  const settings::Snapshot snapshot =
+      settings::take_snapshot(settings::scope_paths_from_environment(fs::path(context.workspace)));
+  const settings::Effective& effective = snapshot.effective;
   for (const auto& d : effective.warnings) std::cerr << "holdfast: " << d.to_string() << "\n";
   context.persistent = rules_from_settings(effective.value);
 

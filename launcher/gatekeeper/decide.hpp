@@ -3,7 +3,7 @@
 //   Context context;
 //   context.workspace = "/home/me/project"; context.cwd = context.workspace;
 //   context.home = "/home/me";
-//   context.persistent = rules_from_settings(store.effective().value);
+//   context.persistent = rules_from_settings(take_snapshot(paths).effective.value);
 //   context.resolve = resolve_symlinks;   // or any function, for tests
 //   prepare(context);                      // optional: compiles the rules once
 //   Verdict v = decide({"Bash", "cat ~/.ssh/id_rsa"}, context);

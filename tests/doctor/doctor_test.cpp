@@ -38,7 +38,8 @@ class DoctorTest : public ::testing::Test {
     std::filesystem::create_directories(dir_ / "config");
     std::filesystem::create_directories(dir_ / "work");
     env_ = {{"HOLDFAST_SYSTEM_DIR", (dir_ / "etc").string()},
-            {"HOLDFAST_CONFIG_DIR", (dir_ / "config").string()}};
+            {"HOLDFAST_CONFIG_DIR", (dir_ / "config").string()},
+            {"HOLDFAST_STATE_DIR", (dir_ / "state").string()}};
     args_ = {"--workspace", (dir_ / "work").string()};
   }
   TempDir dir_;

@@ -95,7 +95,7 @@ TEST(AtomicWriter, KilledAfterEachStepLeavesOldOrNewAndNextSaveSweeps) {
       });
       ASSERT_EQ(code, -SIGKILL);
 
-      const ScopeFile after = read_scope_file(Scope::user, target);
+      const ScopeFile after = detail::read_scope_file_once(Scope::user, target);
       ASSERT_TRUE(after.exists);
       ASSERT_TRUE(after.valid());
       const bool renamed = step == WriteStep::rename || step == WriteStep::sync_dir;
@@ -111,7 +111,7 @@ TEST(AtomicWriter, KilledAfterEachStepLeavesOldOrNewAndNextSaveSweeps) {
       // ...until the next save, which sweeps it.
       Store(paths).set(Scope::user, {"launcher", "launchRecords"}, false);
       EXPECT_TRUE(names_starting_with(dir.path(), kTempPrefix).empty());
-      EXPECT_EQ(read_scope_file(Scope::user, target).revision, renamed ? 3U : 2U);
+      EXPECT_EQ(detail::read_scope_file_once(Scope::user, target).revision, renamed ? 3U : 2U);
     }
   }
 }
@@ -182,7 +182,7 @@ TEST(AtomicWriter, ModeAndOwnerOfTheExistingFileAreKept) {
   EXPECT_EQ(after.st_mode & 07777, 0640U);
   EXPECT_EQ(after.st_uid, 1234U);
   EXPECT_EQ(after.st_gid, 5678U);
-  EXPECT_EQ(read_scope_file(Scope::system, target).revision, 5U);
+  EXPECT_EQ(detail::read_scope_file_once(Scope::system, target).revision, 5U);
 
   // A restrictive mode survives a direct write too.
   ASSERT_EQ(::chmod(target.c_str(), 0600), 0);
@@ -211,7 +211,7 @@ void check_symlinked_save(bool absolute) {
 
   ASSERT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_EQ(fs::read_symlink(link), link_text);
-  const ScopeFile saved = read_scope_file(Scope::user, real);
+  const ScopeFile saved = detail::read_scope_file_once(Scope::user, real);
   EXPECT_EQ(saved.revision, 2U);
   EXPECT_EQ(saved.document["launcher"]["launchRecords"], true);
   EXPECT_EQ(read_file(link), saved.bytes);
@@ -352,7 +352,7 @@ TEST(AtomicWriter, FullFileSystemIsAClearErrorAndNothingIsLeft) {
       if (std::string(e.what()).find("No space left on device") == std::string::npos) return 13;
     }
     if (read_file(target) != before) return 14;
-    if (read_scope_file(Scope::user, target).revision != 1) return 15;
+    if (detail::read_scope_file_once(Scope::user, target).revision != 1) return 15;
     // Only the settings file and its lock remain.
     if (names_starting_with(mount_point, "") !=
             std::vector<std::string>{"settings.json", "settings.json.lock"} &&
@@ -362,7 +362,7 @@ TEST(AtomicWriter, FullFileSystemIsAClearErrorAndNothingIsLeft) {
     }
     // And the next save, once there is room, works.
     store.set(Scope::user, {"launcher", "launchRecords"}, false);
-    return read_scope_file(Scope::user, target).revision == 2 ? 0 : 17;
+    return detail::read_scope_file_once(Scope::user, target).revision == 2 ? 0 : 17;
   });
   if (code == 77) GTEST_SKIP() << "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)";
   EXPECT_EQ(code, 0);

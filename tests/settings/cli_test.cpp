@@ -38,7 +38,8 @@ class Cli : public ::testing::Test {
     args.insert(args.begin(), {HOLDFAST_BINARY, "settings"});
     return testing::run_command(args,
                                 {{"HOLDFAST_SYSTEM_DIR", system_dir().string()},
-                                 {"HOLDFAST_CONFIG_DIR", config_dir().string()}},
+                                 {"HOLDFAST_CONFIG_DIR", config_dir().string()},
+                                 {"HOLDFAST_STATE_DIR", (dir_ / "state").string()}},
                                 workspace());
   }
 
@@ -55,7 +56,7 @@ TEST_F(Cli, SetThenGet) {
   // Non-strings print as JSON.
   EXPECT_EQ(settings({"set", "launcher.launchRecords", "true"}).exit_code, 0);
   EXPECT_EQ(settings({"get", "/launcher/launchRecords"}).out, "true\n");
-  const ScopeFile file = read_scope_file(Scope::user, user_file());
+  const ScopeFile file = detail::read_scope_file_once(Scope::user, user_file());
   EXPECT_EQ(file.revision, 2U);
 }
 
@@ -92,7 +93,7 @@ TEST_F(Cli, GetJsonNamesKeyValueScopeAndRevision) {
 TEST_F(Cli, DottedKeysWithEscapedDots) {
   ASSERT_EQ(
       settings({"set", "tools.executionSandbox.filesystem./srv/\\.git", "\"deny\""}).exit_code, 0);
-  const ScopeFile file = read_scope_file(Scope::user, user_file());
+  const ScopeFile file = detail::read_scope_file_once(Scope::user, user_file());
   EXPECT_EQ(file.document["tools"]["executionSandbox"]["filesystem"]["/srv/.git"], "deny");
   const auto get = settings({"get", "--json", "/tools/executionSandbox/filesystem/~1srv~1.git"});
   EXPECT_EQ(json::parse(get.out)["key"], "tools.executionSandbox.filesystem./srv/\\.git");
@@ -280,7 +281,7 @@ TEST_F(Cli, ConcurrentSetsFromSeveralProcessesLoseNothing) {
     }));
   }
   for (pid_t child : children) EXPECT_EQ(testing::wait_status(child), 0);
-  const ScopeFile file = read_scope_file(Scope::user, user_file());
+  const ScopeFile file = detail::read_scope_file_once(Scope::user, user_file());
   EXPECT_EQ(file.revision, static_cast<std::uint64_t>(kProcesses * kSets));
   for (int p = 0; p < kProcesses; ++p) {
     EXPECT_EQ(file.document["editor"]["p" + std::to_string(p)], kSets - 1);

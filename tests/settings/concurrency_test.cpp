@@ -62,7 +62,7 @@ pid_t start_reader(const fs::path& path, Pipe& ready, Pipe& stop, Pipe& result) 
     std::string last;
     const auto read_once = [&] {
       ++counts.reads;
-      const ScopeFile file = read_scope_file(Scope::system, path);
+      const ScopeFile file = detail::read_scope_file_once(Scope::system, path);
       if (!file.exists) {
         ++counts.missing;
       } else if (!file.valid() || file.document["permissions"]["deny"].size() != 60) {
@@ -149,7 +149,7 @@ TEST(Concurrency, ReaderNeverSeesAMissingOrTornFileWhileStoresSave) {
   EXPECT_EQ(counts.missing, 0);
   EXPECT_EQ(counts.unparsable, 0);
   EXPECT_GE(counts.distinct, 2);
-  const ScopeFile final_file = read_scope_file(Scope::system, path);
+  const ScopeFile final_file = detail::read_scope_file_once(Scope::system, path);
   EXPECT_EQ(final_file.revision, 9U * 100000U + kWriters * kStoreSavesPerWriter);
   EXPECT_TRUE(fs::exists(dir / "settings.json.bak"));
 }

@@ -180,7 +180,7 @@ TEST_P(BadDocumentTest, IsReportedWithMessageAndLocation) {
   const auto path = dir / "settings.json";
   write_file(path, row.text);
 
-  const ScopeFile file = read_scope_file(Scope::user, path);
+  const ScopeFile file = detail::read_scope_file_once(Scope::user, path);
   ASSERT_TRUE(file.exists);
   EXPECT_EQ(file.bytes, row.text);
 
@@ -242,7 +242,7 @@ TEST(Documents, CommentsAndTrailingCommasAreAcceptedWithTrueLocations) {
       "  \"$revision\": 7, /* trailing */\n"                                       // line 11
       "}\n";
   write_file(path, text);
-  const ScopeFile file = read_scope_file(Scope::user, path);
+  const ScopeFile file = detail::read_scope_file_once(Scope::user, path);
   ASSERT_TRUE(file.valid()) << (file.diagnostics.empty() ? "" : file.diagnostics[0].to_string());
   EXPECT_TRUE(file.diagnostics.empty());
   EXPECT_EQ(file.revision, 7U);
@@ -266,7 +266,7 @@ TEST(Documents, CommentsAndTrailingCommasAreAcceptedWithTrueLocations) {
   std::string bad = text;
   bad.replace(bad.find("\"closed\""), 8, "\"shut\"  ");
   write_file(path, bad);
-  const ScopeFile invalid = read_scope_file(Scope::user, path);
+  const ScopeFile invalid = detail::read_scope_file_once(Scope::user, path);
   ASSERT_FALSE(invalid.valid());
   EXPECT_EQ(invalid.diagnostics[0].location.line, 6);
   EXPECT_EQ(invalid.diagnostics[0].location.column, 18);
@@ -279,7 +279,7 @@ TEST(Documents, CommentMarkersInsideStringsAreText) {
   write_file(path,
              "{\"permissions\": {\"deny\": [\"Read(//server/share)\", \"Bash(echo /* x */)\", "
              "\"Bash(a,])\"]}}");
-  const ScopeFile file = read_scope_file(Scope::user, path);
+  const ScopeFile file = detail::read_scope_file_once(Scope::user, path);
   ASSERT_TRUE(file.valid());
   EXPECT_EQ(file.document["permissions"]["deny"][0], "Read(//server/share)");
   EXPECT_EQ(file.document["permissions"]["deny"][1], "Bash(echo /* x */)");

@@ -94,7 +94,7 @@ TEST(Store, EffectiveMergesEveryScopeAndCarriesWarnings) {
   store.set(Scope::workspace, {"permissions", "allow"}, {"Bash"});  // ignored, with a warning
   store.set(Scope::workspace, {"editor", "tabs"}, 2);               // unknown key: a warning
   store.set(Scope::system, {"security", "requireExecutionSandbox"}, true);
-  const Effective e = store.effective();
+  const Effective e = store.snapshot().effective;
   EXPECT_EQ(e.value["tools"]["executionSandbox"]["network"], "closed");
   EXPECT_EQ(e.value["permissions"]["allow"], nlohmann::json::array({"Read"}));
   EXPECT_EQ(e.value["security"]["requireExecutionSandbox"], true);
@@ -120,7 +120,7 @@ TEST(Store, EffectiveFailsClosedNamingEveryBadFile) {
   write_file(*f.paths.file(Scope::system), "{\"security\": {\"allowUnconfined\": \"no\"}}");
   write_file(*f.paths.file(Scope::system_defaults), "{\"tools\": ");
   try {
-    (void)store.effective();
+    (void)store.snapshot();
     ADD_FAILURE() << "no error";
   } catch (const InvalidSettings& e) {
     const std::string what = e.what();
@@ -139,10 +139,12 @@ TEST(Store, UnreadableOrNonRegularFileIsAnError) {
   Fixture f;
   fs::create_directories(*f.paths.file(Scope::user));  // a directory where the file should be
   EXPECT_THROW((void)Store(f.paths).load(Scope::user), SystemError);
-  EXPECT_THROW((void)Store(f.paths).effective(), SystemError);
+  EXPECT_THROW((void)Store(f.paths).snapshot(), SystemError);
 }
 
 TEST(Store, ScopePathsFromEnvironment) {
+  ::unsetenv("HOLDFAST_STATE_DIR");
+  ::unsetenv("XDG_STATE_HOME");
   const char* home = std::getenv("HOME");
   const std::string saved_home = home != nullptr ? home : "";
   ::setenv("HOLDFAST_SYSTEM_DIR", "/sys-dir", 1);
@@ -162,7 +164,19 @@ TEST(Store, ScopePathsFromEnvironment) {
   EXPECT_THROW(scope_paths_from_environment(std::nullopt), UsageError);
   ::unsetenv("HOLDFAST_SYSTEM_DIR");
   ::setenv("HOLDFAST_CONFIG_DIR", "/cfg-dir", 1);
+  // Without a state directory there is no presence memory: refused, not
+  // silently read without it.
+  EXPECT_THROW(scope_paths_from_environment(fs::path("/p")), UsageError);
+  ::setenv("HOLDFAST_STATE_DIR", "/state-dir", 1);
   EXPECT_EQ(scope_paths_from_environment(fs::path("/p")).system_dir, "/etc/holdfast");
+  EXPECT_EQ(scope_paths_from_environment(fs::path("/p")).state_dir, "/state-dir");
+  ::unsetenv("HOLDFAST_STATE_DIR");
+  ::setenv("XDG_STATE_HOME", "/xdg-state", 1);
+  EXPECT_EQ(state_dir_from_environment(), "/xdg-state/holdfast");
+  ::setenv("XDG_STATE_HOME", "relative", 1);  // not absolute: not used
+  ::setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(state_dir_from_environment(), "/home/someone/.local/state/holdfast");
+  ::unsetenv("XDG_STATE_HOME");
   ::unsetenv("HOLDFAST_CONFIG_DIR");
   if (home != nullptr) ::setenv("HOME", saved_home.c_str(), 1);
 }
@@ -183,7 +197,7 @@ TEST(Store, FifoAtTheSettingsPathIsRefusedWithoutBlocking) {
   const int code = testing::run_in_child([&] {
     ::alarm(10);
     try {
-      (void)read_scope_file(Scope::system, path);
+      (void)detail::read_scope_file_once(Scope::system, path);
       return 1;
     } catch (const SystemError& e) {
       return std::string(e.what()).find("not a regular file") != std::string::npos ? 0 : 2;
@@ -198,7 +212,7 @@ TEST(Store, ByteOrderMarkIsAcceptedAndLocationsKept) {
   testing::TempDir dir;
   const auto path = dir / "settings.json";
   testing::write_file(path, "\xEF\xBB\xBF{\n  \"security\": {\"allowUnconfined\": 1}\n}\n");
-  const ScopeFile file = read_scope_file(Scope::system, path);
+  const ScopeFile file = detail::read_scope_file_once(Scope::system, path);
   ASSERT_EQ(file.diagnostics.size(), 1U);
   EXPECT_EQ(file.diagnostics[0].key_path, "security.allowUnconfined");
   EXPECT_EQ(file.diagnostics[0].location.line, 2);

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <cstdio>
 #include <functional>
 #include <mutex>
+#include <thread>
 
 #include "settings/atomic_writer.hpp"
 #include "settings/key_path.hpp"
@@ -41,6 +43,10 @@ class Recorder {
   std::vector<SettingsChange> changes() {
     const std::lock_guard lock(mutex_);
     return changes_;
+  }
+  std::vector<std::string> errors() {
+    const std::lock_guard lock(mutex_);
+    return errors_;
   }
 
  private:
@@ -94,6 +100,35 @@ TEST_F(WatcherTest, BurstOfSavesEndsOnTheFinalStateWithMonotonicRevisions) {
   }
   EXPECT_EQ(changes.back().snapshot.effective.value["counter"], kSaves - 1);
   EXPECT_EQ(changes.back().changed_keys, std::vector<std::string>{"counter"});
+}
+
+TEST_F(WatcherTest, AThousandQuickSavesAreReportedAlongTheWayWithoutErrors) {
+  // Saves as fast as the store can make them, from another thread. The
+  // watcher keeps reading consistent snapshots throughout (one scope
+  // changing is never "kept changing", which used to silence it for most
+  // of such a burst) and ends on the last one.
+  auto watcher = start();
+  constexpr int kSaves = 1000;
+  std::thread saver([&] {
+    StoreOptions options;
+    options.durable = false;  // the pace of a busy GUI, not of the disk
+    Store store(paths_, options);
+    for (int i = 0; i < kSaves; ++i) store.set(Scope::user, {"counter"}, i);
+  });
+  saver.join();
+  ASSERT_TRUE(recorder_.wait_for([](const SettingsChange& c) {
+    return user_of(c)->exists && user_of(c)->revision == kSaves;
+  }));
+  watcher->stop();
+  EXPECT_EQ(recorder_.errors(), std::vector<std::string>{});
+  const auto changes = recorder_.changes();
+  int from_the_middle = 0;
+  for (const auto& change : changes) {
+    const auto* user = user_of(change);
+    if (user->exists && user->revision > 0 && user->revision < kSaves) ++from_the_middle;
+  }
+  std::printf("%d saves: %zu deliveries, %d from the middle of the burst\n", kSaves, changes.size(),
+              from_the_middle);
 }
 
 TEST_F(WatcherTest, SeesRenameOver) {

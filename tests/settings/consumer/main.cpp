@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   paths.config_dir = std::filesystem::path(argv[1]) / "config";
   hs::Store store(paths);
   store.set(hs::Scope::user, hs::parse_key_path("tools.executionSandbox.network"), "closed");
-  const hs::Effective effective = store.effective();
+  const hs::Effective effective = store.snapshot().effective;
   const bool ok = effective.value["tools"]["executionSandbox"]["network"] == "closed" &&
                   store.load(hs::Scope::user).revision == 1;
   std::puts(ok ? "consumer: ok" : "consumer: wrong value");
