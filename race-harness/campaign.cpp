@@ -1,6 +1,7 @@
 #include "race-harness/campaign.hpp"
 
 #include <linux/magic.h>
+#include <stdlib.h>
 #include <sys/statfs.h>
 
 #include <atomic>
@@ -16,6 +17,8 @@
 #include "race-harness/documents.hpp"
 #include "race-harness/process.hpp"
 #include "race-harness/trials.hpp"
+#include "race-harness/writers.hpp"
+#include "settings/snapshot.hpp"
 
 namespace holdfast::race {
 
@@ -43,18 +46,31 @@ struct PhasePlan {
   bool control = false;
 };
 
-std::vector<PhasePlan> plan_phases(const std::vector<WriterSpec>& writers, bool mixed_only) {
+std::vector<PhasePlan> plan_phases(const CampaignOptions& options) {
+  const auto& writers = options.writers;
   std::vector<PhasePlan> phases;
-  // The control's writer runs back to back, whatever --writers says: its
-  // job is to show that this machine and this harness can see the gap.
-  const WriterSpec control{"rename-backup", 0};
-  phases.push_back({"naive vs rename-backup (control)", "naive", {control}, true});
-  if (!mixed_only || writers.size() == 1) {
+  // A control's writer runs back to back, whatever rate --writers says (its
+  // pause is kept): its job is to show that this machine and this harness
+  // can see that writer's gap. Every writer that leaves a gap gets one; when
+  // none does, rename-backup's (the seeds' writer) shows that the harness
+  // sees a race at all.
+  for (const auto& w : writers) {
+    if (!find_writer_kind(w.name)->leaves_gap) continue;
+    phases.push_back({"naive vs " + w.name + " (control)", "naive", {{w.name, 0, w.pause}}, true});
+  }
+  if (phases.empty()) {
+    phases.push_back(
+        {"naive vs rename-backup (control)", "naive", {{"rename-backup", 0, std::nullopt}}, true});
+  }
+  if (options.controls_only) return phases;
+  if (!options.mixed_only || writers.size() == 1) {
     for (const auto& w : writers) {
       phases.push_back({"holdfast vs " + w.name, "holdfast", {w}, false});
     }
   }
-  if (writers.size() > 1) phases.push_back({"holdfast vs mixed", "holdfast", writers, false});
+  if (writers.size() > 1 && !options.skip_mixed) {
+    phases.push_back({"holdfast vs mixed", "holdfast", writers, false});
+  }
   return phases;
 }
 
@@ -72,9 +88,14 @@ struct Counters {
   double child_seconds = 0;
   double loop_seconds = 0;
   std::vector<std::string> samples;
+  std::map<std::string, std::uint64_t> violation_kinds;
 };
 
 void record(Counters& counters, const Trial& trial) {
+  if (trial.outcome == Outcome::violated) {
+    std::lock_guard lock(counters.mutex);
+    ++counters.violation_kinds[trial.kind.empty() ? "violated" : trial.kind];
+  }
   switch (trial.outcome) {
     case Outcome::honoured:
       ++counters.honoured;
@@ -106,8 +127,9 @@ struct PhaseDirs {
   std::vector<fs::path> workspaces;
 };
 
-PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root, int launchers,
-                          const CampaignOptions& options) {
+PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
+                          const PhasePlan& plan, const CampaignOptions& options,
+                          const fs::path& state_dir) {
   PhaseDirs dirs;
   auto& paths = dirs.setup.paths;
   paths.system_dir = root / "system";
@@ -119,14 +141,23 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root, 
   write_file(paths.system_dir / "system-defaults.json", "{}\n");
   write_file(paths.system_dir / "settings.json", "{}\n");
   dirs.setup.user_file = paths.config_dir / "settings.json";
-  write_file(dirs.setup.user_file, policy_text(0));
+  std::vector<std::string> writer_names;
+  for (const auto& w : plan.writers) writer_names.push_back(w.name);
+  create_initial_target(writer_names, dirs.setup.user_file, policy_text(0));
   dirs.setup.holdfast = options.holdfast;
   dirs.setup.probe = options.probe;
-  for (int i = 0; i < launchers; ++i) {
+  dirs.setup.state_dir = state_dir;
+  dirs.setup.empty_config_dir = root / "no-user-file";
+  dirs.setup.empty_state_dir = root / "state-that-saw-nothing";
+  fs::create_directories(dirs.setup.empty_config_dir);
+  fs::create_directories(dirs.setup.empty_state_dir);
+  fs::permissions(dirs.setup.empty_state_dir, fs::perms::owner_all);
+  for (int i = 0; i < options.launchers; ++i) {
     const fs::path workspace = workspace_root / ("workspace-" + std::to_string(i));
     fs::create_directories(workspace / ".holdfast");
     write_file(workspace / ".holdfast" / "settings.json", "{}\n");
     write_file(workspace / "marker", "the probe must be able to read this\n");
+    write_file(workspace / kDeniedName, "the operator's policy denies reading this\n");
     // A copy of the probe inside the workspace, the one place below the
     // campaign's root that the sandbox shows (its /tmp is private).
     if (!options.probe.empty()) {
@@ -143,7 +174,26 @@ struct RunningWriter {
   std::unique_ptr<ReportingChild> child;
 };
 
-PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int phase_index) {
+// holdfast's first reading of a phase's settings, before any writer starts.
+// Every real installation is in this state once it has launched once after
+// the operator saved the policy: holdfast has seen the user file (and keeps
+// that in its state directory). Racing a holdfast that has never read the
+// settings would test only the very first launch ever.
+void read_once_before_the_writers(const TrialSetup& setup, PhaseResult& result) {
+  try {
+    const auto snapshot = settings::take_snapshot(setup.paths);
+    if (is_strict_policy(snapshot.effective.value)) return;
+    result.samples.push_back("error: the first reading, before any writer, lacks the policy: " +
+                             snapshot.effective.value.dump());
+  } catch (const std::exception& e) {
+    result.samples.push_back(std::string("error: the first reading, before any writer: ") +
+                             e.what());
+  }
+  ++result.errors;
+}
+
+PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int phase_index,
+                      const fs::path& state_dir) {
   PhaseResult result;
   result.name = plan.name;
   result.reader = plan.reader;
@@ -152,8 +202,8 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
 
   ScratchDir root(options.work_dir, "phase");
   ScratchDir workspaces(options.workspace_dir, "workspaces");
-  const PhaseDirs dirs =
-      make_phase_dirs(root.path(), workspaces.path(), options.launchers, options);
+  const PhaseDirs dirs = make_phase_dirs(root.path(), workspaces.path(), plan, options, state_dir);
+  read_once_before_the_writers(dirs.setup, result);
 
   std::vector<RunningWriter> writers;
   for (std::size_t i = 0; i < plan.writers.size(); ++i) {
@@ -164,7 +214,8 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
     writers.push_back(
         {w.name, std::make_unique<ReportingChild>(std::vector<std::string>{
                      options.self, "writer", w.name, "--target", dirs.setup.user_file.string(),
-                     "--rate", rate, "--seed", std::to_string(seed)})});
+                     "--rate", rate, "--pause-us", std::to_string(pause_of(w).count()), "--seed",
+                     std::to_string(seed)})});
   }
   bool writers_ready = true;
   for (auto& w : writers) {
@@ -184,7 +235,15 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
   const auto deadline =
       started + std::chrono::duration_cast<Clock::duration>(
                     std::chrono::duration<double>(options.seconds > 0 ? options.seconds : 0));
-  const bool launch = options.mode == "launch";
+  const auto run_trial = [&](int launcher) {
+    if (options.mode == "launch") {
+      return launch_trial(plan.reader, dirs.setup, dirs.workspaces[launcher]);
+    }
+    if (options.mode == "gatekeeper") {
+      return gatekeeper_trial(plan.reader, dirs.setup, dirs.workspaces[launcher]);
+    }
+    return snapshot_trial(plan.reader, dirs.setup);
+  };
   std::vector<std::thread> threads;
   const int thread_count = writers_ready ? options.launchers : 0;
   for (int t = 0; t < thread_count; ++t) {
@@ -197,8 +256,7 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
         } else if (counters.claimed.fetch_add(1) >= wanted) {
           break;
         }
-        const Trial trial = launch ? launch_trial(plan.reader, dirs.setup, dirs.workspaces[t])
-                                   : snapshot_trial(plan.reader, dirs.setup);
+        const Trial trial = run_trial(t);
         child_seconds += trial.child_seconds;
         record(counters, trial);
       }
@@ -261,6 +319,7 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
   result.violated = counters.violated;
   result.refused = counters.refused;
   result.errors += counters.errors;
+  result.violation_kinds = counters.violation_kinds;
   result.child_seconds = counters.child_seconds;
   result.loop_seconds = counters.loop_seconds;
   for (auto& s : counters.samples) {
@@ -303,9 +362,16 @@ CampaignResult run_campaign(const CampaignOptions& options) {
   result.launchers = options.launchers;
   result.settings_dir = options.work_dir.string();
   result.settings_fs = file_system_name(options.work_dir);
-  const auto phases = plan_phases(options.writers, options.mixed_only);
+  for (const auto& w : options.writers) result.writers.push_back(format_writer_spec(w));
+  // holdfast's memory of the settings it has seen, fresh for this campaign
+  // (this shard): for the in-process snapshots through our environment,
+  // set here before any thread or child starts, and for every holdfast
+  // process through the environment each trial passes on.
+  ScratchDir state(options.work_dir, "state");
+  ::setenv("HOLDFAST_STATE_DIR", state.path().c_str(), 1);
+  const auto phases = plan_phases(options);
   for (std::size_t i = 0; i < phases.size(); ++i) {
-    PhaseResult phase = run_phase(phases[i], options, static_cast<int>(i));
+    PhaseResult phase = run_phase(phases[i], options, static_cast<int>(i), state.path());
     if (options.progress) {
       char line[256];
       std::snprintf(line, sizeof line,

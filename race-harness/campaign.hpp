@@ -1,10 +1,16 @@
-// A campaign: the positive control, then holdfast's reader (snapshot mode)
-// or launcher (launch mode) against each writer alone and all of them at
-// once. Each phase gets fresh settings directories, starts its writers as
-// separate processes (`holdfast-race writer ...`), waits until each has
-// saved once, runs its trials from several launcher threads, then stops the
-// writers with SIGTERM (SIGKILL after a grace period) and collects their
-// counts.
+// A campaign: the positive controls (the naive reader against every writer
+// that leaves a gap, or against rename-backup when none does), then
+// holdfast's reader (snapshot mode), launcher (launch mode) or gatekeeper
+// (gatekeeper mode) against each writer alone and all of them at once.
+//
+// Each phase gets fresh settings directories, reads them once with
+// holdfast's snapshot reader before any writer starts (see run_phase),
+// starts its writers as separate processes (`holdfast-race writer ...`),
+// waits until each has saved once, runs its trials from several launcher
+// threads, then stops the writers with SIGTERM (SIGKILL after a grace
+// period) and collects their counts. Every holdfast process and in-process
+// snapshot of one campaign keeps its state (HOLDFAST_STATE_DIR) in a fresh
+// directory of that campaign's own.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +25,11 @@
 namespace holdfast::race {
 
 struct CampaignOptions {
-  std::string mode = "launch";       // "launch" or "snapshot"
+  std::string mode = "launch";       // "launch", "snapshot" or "gatekeeper"
   std::vector<WriterSpec> writers;   // each alone, then mixed when more than one
   bool mixed_only = false;           // skip the phases with one writer alone
+  bool skip_mixed = false;           // no mixed phase (writers that cannot share a directory)
+  bool controls_only = false;        // run the positive controls and nothing else
   int launchers = 2;                 // concurrent readers / starts
   std::uint64_t trials = 0;          // per phase, over all shards (when seconds == 0)
   std::uint64_t control_trials = 0;  // the control phase's count; 0: same as trials
@@ -31,7 +39,7 @@ struct CampaignOptions {
   std::filesystem::path work_dir;       // where settings directories are made
   std::filesystem::path workspace_dir;  // where launch mode's workspaces are made (not under /dev)
   std::string self;                     // this program, to start writer processes
-  std::string holdfast;                 // launch mode
+  std::string holdfast;                 // launch and gatekeeper modes
   std::string probe;                    // launch mode
   std::function<void(const std::string&)> progress;
 };

@@ -48,7 +48,7 @@ void clear_directory(const fs::path& dir) {
           ::raise(SIGKILL);
         }
       };
-      save_once(writer, target, generation, hook);
+      save_once(writer, target, generation, pause_of({writer, 0, std::nullopt}), hook);
       if (::write(ack_fd, &generation, sizeof generation) != sizeof generation) _exit(6);
     }
   } catch (...) {
@@ -137,7 +137,7 @@ void run_round(const std::string& writer, const KillPlan& plan, const fs::path& 
     // The next save must succeed and sweep what the dead writer left.
     left_by_the_dead = count_leftovers(writer, target);
     try {
-      save_once(writer, target, acked + 2);
+      save_once(writer, target, acked + 2, pause_of({writer, 0, std::nullopt}));
     } catch (const std::exception&) {
       ++cell.errors;
     }
@@ -148,6 +148,12 @@ void run_round(const std::string& writer, const KillPlan& plan, const fs::path& 
 }
 
 }  // namespace
+
+const std::vector<std::string>& crash_writer_names() {
+  static const std::vector<std::string> names = {"holdfast", "rename-backup", "copy-backup",
+                                                 "in-place"};
+  return names;
+}
 
 CrashResult run_crash_campaign(const CrashOptions& options) {
   CrashResult result;

@@ -17,6 +17,11 @@
 
 namespace holdfast::race {
 
+// The writers a crash campaign can kill: those that save within their
+// directory one file at a time (the directory and symlink writers are
+// raced in campaigns only).
+const std::vector<std::string>& crash_writer_names();
+
 struct CrashOptions {
   std::vector<std::string> writers;  // rename-backup is always added as the control
   std::uint64_t rounds = 50;         // per writer and kill point, over all shards

@@ -1,14 +1,33 @@
 #include "race-harness/documents.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 namespace holdfast::race {
 
+namespace {
+
+std::string what_is_missing(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    return S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0 && errno == ENOENT
+               ? "dangling symlink"
+               : "file missing";
+  }
+  if (errno == ENOENT && ::stat(path.parent_path().c_str(), &st) != 0 && errno == ENOENT) {
+    return "directory missing";
+  }
+  return "file missing";
+}
+
+}  // namespace
+
 nlohmann::json policy_document(std::uint64_t generation) {
   return {{"tools", {{"executionSandbox", {{"filesystem", "read-only"}, {"network", "closed"}}}}},
+          {"permissions", {{"deny", {kDenyRule}}}},
           {"raceHarness", {{"generation", generation}}}};
 }
 
@@ -26,24 +45,31 @@ bool is_strict_policy(const nlohmann::json& settings) {
          sandbox->value("network", nlohmann::json()) == "closed";
 }
 
-NaiveReading read_naively(const std::filesystem::path& path) {
-  NaiveReading reading;
+bool read_whole_file(const std::filesystem::path& path, std::string& out) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    // Any failure to open is "no settings" to this reader; the race shows
-    // itself as ENOENT.
-    reading.kind = NaiveReading::Kind::missing;
-    return reading;
-  }
-  std::string bytes;
+  if (fd < 0) return false;
+  out.clear();
   char buffer[4096];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    bytes.append(buffer, static_cast<std::size_t>(n));
+    out.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(fd);
+  return true;
+}
+
+NaiveReading read_naively(const std::filesystem::path& path) {
+  NaiveReading reading;
+  std::string bytes;
+  if (!read_whole_file(path, bytes)) {
+    // Any failure to open is "no settings" to this reader; the race shows
+    // itself as ENOENT.
+    reading.kind = NaiveReading::Kind::missing;
+    reading.missing_what = what_is_missing(path);
+    return reading;
+  }
   const auto document = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded() || !document.is_object()) {
     reading.kind = NaiveReading::Kind::damaged;

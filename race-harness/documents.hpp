@@ -2,10 +2,10 @@
 // policy it was given is the operator's.
 //
 // Every document a writer saves is equally strict — read-only file system,
-// network closed — and differs from the others only in a harmless key
-// ("raceHarness.generation", ignored by holdfast with a warning). So any
-// reader that ends up without that policy saw it missing or replaced, never
-// a legitimate change.
+// network closed, reading the workspace's `secret.txt` denied — and differs
+// from the others only in a harmless key ("raceHarness.generation", ignored
+// by holdfast with a warning). So any reader that ends up without that
+// policy saw it missing or replaced, never a legitimate change.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,11 @@
 
 namespace holdfast::race {
 
+// The file in each workspace that the policy denies reading, and the rule
+// that denies it ("/" is the workspace root in a rule).
+inline constexpr const char* kDeniedName = "secret.txt";
+inline constexpr const char* kDenyRule = "Read(/secret.txt)";
+
 // The strict policy, stamped with `generation`.
 nlohmann::json policy_document(std::uint64_t generation);
 std::string policy_text(std::uint64_t generation);
@@ -23,10 +28,17 @@ std::string policy_text(std::uint64_t generation);
 // campaign's policy: filesystem read-only and network closed.
 bool is_strict_policy(const nlohmann::json& settings);
 
+// The file's bytes into `out`; false (errno set) when it cannot be opened.
+bool read_whole_file(const std::filesystem::path& path, std::string& out);
+
 // What a reader without any care found at a path.
 struct NaiveReading {
   enum class Kind { strict, lax, missing, damaged };
   Kind kind = Kind::missing;
+  // For a missing file, what was missing when looked at right after the
+  // failed open: "directory missing", "dangling symlink", or "file
+  // missing" (which includes a gap that had closed again).
+  std::string missing_what;
   std::uint64_t generation = 0;  // meaningful when the document parsed
   bool has_generation = false;
 };

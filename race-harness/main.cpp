@@ -67,31 +67,47 @@ int main(int argc, char** argv) {
   std::uint64_t starts = 0;
   campaign.holdfast = HOLDFAST_RACE_DEFAULT_HOLDFAST;
   campaign.probe = HOLDFAST_RACE_DEFAULT_PROBE;
+  std::string known_writers;
+  for (const auto& name : writer_names())
+    known_writers += (known_writers.empty() ? "" : ", ") + name;
   auto* run = app.add_subcommand(
       "campaign",
-      "Race writers against readers: the naive control vs rename-backup, then holdfast vs "
-      "each writer alone and all mixed");
+      "Race writers against readers: the naive controls (vs every writer that leaves a gap, or "
+      "rename-backup), then holdfast vs each writer alone and all mixed");
   run->add_option("--writers", writers_spec,
-                  "Writers and rates, NAME[:RATE],... with RATE saves/s or max (names: holdfast, "
-                  "rename-backup, copy-backup, in-place)")
+                  "Writers, rates and pauses, NAME[:RATE|max][@PAUSE],... with RATE saves/s or "
+                  "max and PAUSE how long the writer holds its gap open (250us, 100ms, 1s). "
+                  "Names: " +
+                      known_writers)
       ->capture_default_str();
-  run->add_flag("--mixed-only", campaign.mixed_only,
-                "Run the control and the mixed phase only, not each writer alone");
+  auto* mixed_only =
+      run->add_flag("--mixed-only", campaign.mixed_only,
+                    "Run the controls and the mixed phase only, not each writer alone");
+  auto* skip_mixed = run->add_flag(
+      "--skip-mixed", campaign.skip_mixed,
+      "No mixed phase: each writer alone only (a writer that pauses cannot finish a save while a "
+      "directory writer replaces its directory)");
+  skip_mixed->excludes(mixed_only);
+  run->add_flag("--controls-only", campaign.controls_only,
+                "Run the naive controls only (does this machine see each writer's gap?)")
+      ->excludes(mixed_only)
+      ->excludes(skip_mixed);
   run->add_option("--launchers", campaign.launchers, "Concurrent starts (snapshot mode: readers)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   auto* starts_opt = run->add_option("--starts", starts,
                                      "Trials per phase, over all shards (default: launch 200, "
-                                     "snapshot 200000)");
+                                     "gatekeeper 500, snapshot 200000)");
   run->add_option("--control-starts", campaign.control_trials,
-                  "Trials of the control phase, over all shards (default: as --starts)");
+                  "Trials of each control phase, over all shards (default: as --starts)");
   run->add_option("--seconds", campaign.seconds, "Run each phase this long (per shard) instead")
       ->excludes(starts_opt)
       ->check(CLI::PositiveNumber);
   run->add_option("--seed", campaign.seed, "Seed for writer pacing")->capture_default_str();
   run->add_option("--mode", campaign.mode,
-                  "launch: real holdfast run starts; snapshot: the reader alone")
-      ->check(CLI::IsMember({"launch", "snapshot"}))
+                  "launch: real holdfast run starts; snapshot: the reader alone; gatekeeper: "
+                  "holdfast check of a path the policy denies")
+      ->check(CLI::IsMember({"launch", "snapshot", "gatekeeper"}))
       ->capture_default_str();
   run->add_option("--shard", shard_text, "Run shard I of N (trials split, seeds derived)")
       ->capture_default_str();
@@ -121,7 +137,17 @@ int main(int argc, char** argv) {
       exit_code = kUsage;
       return;
     }
-    campaign.trials = starts > 0 ? starts : (campaign.mode == "launch" ? 200 : 200000);
+    if (campaign.mode == "gatekeeper" &&
+        (campaign.holdfast.empty() || ::access(campaign.holdfast.c_str(), X_OK) != 0)) {
+      std::cerr << "holdfast-race: gatekeeper mode needs the holdfast executable ("
+                << campaign.holdfast << "); build it or pass --holdfast\n";
+      exit_code = kUsage;
+      return;
+    }
+    campaign.trials = starts > 0                      ? starts
+                      : campaign.mode == "launch"     ? 200
+                      : campaign.mode == "gatekeeper" ? 500
+                                                      : 200000;
     campaign.work_dir = work_dir.empty() ? default_work_dir() : fs::path(work_dir);
     campaign.workspace_dir =
         workspace_dir.empty() ? fs::temp_directory_path() : fs::path(workspace_dir);
@@ -147,7 +173,7 @@ int main(int argc, char** argv) {
   auto* crash_cmd = app.add_subcommand(
       "crash", "Kill writers with SIGKILL at every step and at random points; check what is left");
   crash_cmd->add_option("--writer", crash.writers, "Writer to kill (repeatable; default: all four)")
-      ->check(CLI::IsMember(writer_names()));
+      ->check(CLI::IsMember(crash_writer_names()));
   crash_cmd->add_option("--rounds", crash.rounds, "Rounds per writer and kill point")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -163,7 +189,7 @@ int main(int argc, char** argv) {
       exit_code = kUsage;
       return;
     }
-    if (crash.writers.empty()) crash.writers = writer_names();
+    if (crash.writers.empty()) crash.writers = crash_writer_names();
     crash.work_dir = crash_dir.empty() ? default_work_dir() : fs::path(crash_dir);
     crash.progress = progress;
     try {
@@ -209,14 +235,17 @@ int main(int argc, char** argv) {
   // writer (started by campaign; not for people)
   WriterLoopOptions writer;
   std::string target;
+  std::int64_t pause_us = 0;
   auto* writer_cmd = app.add_subcommand("writer", "(internal) One writer process of a campaign");
   writer_cmd->group("");
   writer_cmd->add_option("name", writer.writer)->required()->check(CLI::IsMember(writer_names()));
   writer_cmd->add_option("--target", target)->required();
   writer_cmd->add_option("--rate", writer.rate);
   writer_cmd->add_option("--seed", writer.seed);
+  writer_cmd->add_option("--pause-us", pause_us)->check(CLI::NonNegativeNumber);
   writer_cmd->callback([&] {
     writer.target = target;
+    writer.pause = std::chrono::microseconds(pause_us);
     exit_code = run_writer(writer);
   });
 

@@ -116,16 +116,22 @@ std::string bar_chart(const std::vector<std::pair<std::string, double>>& rows, c
 }  // namespace
 
 std::string campaign_table(const CampaignResult& r) {
+  std::string writers;
+  for (const auto& w : r.writers) writers += (writers.empty() ? "" : ",") + w;
   std::string out = format("mode %s, seed %llu, shards %d, launchers %d, settings in %s (%s)\n",
                            r.mode.c_str(), ull(r.seed), r.shard_count, r.launchers,
                            r.settings_dir.c_str(), r.settings_fs.c_str());
+  if (!writers.empty()) out += "writers " + writers + "\n";
   out += format("%-34s %10s %10s %9s %8s %7s %12s %10s\n", "phase", "trials", "honoured",
                 "violated", "refused", "errors", "95% upper", "trials/s");
   for (const auto& p : r.phases) {
-    out += format("%-34s %10llu %10llu %9llu %8llu %7llu %12.3g %10.1f\n", p.name.c_str(),
+    const char* mark = p.control && p.violated == 0   ? "  <- control saw nothing"
+                       : !p.control && p.violated > 0 ? "  <- VIOLATIONS"
+                                                      : "";
+    out += format("%-34s %10llu %10llu %9llu %8llu %7llu %12.3g %10.1f%s\n", p.name.c_str(),
                   ull(p.trials), ull(p.honoured), ull(p.violated), ull(p.refused), ull(p.errors),
                   upper_bound_95(p.violated, p.trials),
-                  p.seconds > 0 ? static_cast<double>(p.trials) / p.seconds : 0.0);
+                  p.seconds > 0 ? static_cast<double>(p.trials) / p.seconds : 0.0, mark);
   }
   for (const auto& p : r.phases) {
     std::string writers;
@@ -134,6 +140,13 @@ std::string campaign_table(const CampaignResult& r) {
                         ull(stats.failures));
     }
     out += "  " + p.name + ":" + writers + "\n";
+    if (!p.violation_kinds.empty()) {
+      std::string kinds;
+      for (const auto& [kind, count] : p.violation_kinds) {
+        kinds += format("%s %s %llu", kinds.empty() ? "" : ",", kind.c_str(), ull(count));
+      }
+      out += "    violations by what was seen:" + kinds + "\n";
+    }
     if (r.mode == "launch" && p.loop_seconds > 0) {
       out += format(
           "    harness overhead: %.1f%% of the launchers' time outside the started "
@@ -146,7 +159,7 @@ std::string campaign_table(const CampaignResult& r) {
   out += "verdict: " + verdict_name(verdict);
   if (verdict == Verdict::insensitive) {
     out +=
-        " (the naive control found no violation: this run cannot see the race, so it "
+        " (a naive control found no violation: this run cannot see that writer's race, so it "
         "proves nothing; run longer or with faster writers)";
   }
   return out + "\n";
@@ -184,8 +197,12 @@ Merged merge_files(const std::vector<std::string>& files) {
       if (json.at("tool") != "holdfast-race") throw std::runtime_error("not a result file");
       if (json.at("kind") == "campaign") {
         CampaignResult shard = campaign_from_json(json);
+        // Shards of one campaign share its mode and writers; campaigns
+        // with other writers stay apart (their mixed phases differ).
         auto same = std::find_if(merged.campaigns.begin(), merged.campaigns.end(),
-                                 [&](const CampaignResult& c) { return c.mode == shard.mode; });
+                                 [&](const CampaignResult& c) {
+                                   return c.mode == shard.mode && c.writers == shard.writers;
+                                 });
         if (same == merged.campaigns.end()) {
           merged.campaigns.push_back(std::move(shard));
         } else {
@@ -222,8 +239,10 @@ std::string html_report(const Merged& merged) {
   for (const auto& c : merged.campaigns) {
     html << "<h2>Campaign, " << escape(c.mode) << " mode</h2><pre>" << escape(campaign_table(c))
          << "</pre>";
-    html << "<h3>" << (c.mode == "launch" ? "Starts" : "Samples") << " over time</h3>"
-         << starts_chart(c);
+    const char* unit = c.mode == "launch"       ? "Starts"
+                       : c.mode == "gatekeeper" ? "Checks"
+                                                : "Samples";
+    html << "<h3>" << unit << " over time</h3>" << starts_chart(c);
     std::vector<std::pair<std::string, double>> saves;
     std::vector<std::pair<std::string, double>> violations;
     std::vector<std::pair<std::string, double>> refusals;

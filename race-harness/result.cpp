@@ -115,6 +115,7 @@ nlohmann::json phase_json(const PhaseResult& phase) {
           {"violated", phase.violated},
           {"refused", phase.refused},
           {"errors", phase.errors},
+          {"violation_kinds", phase.violation_kinds},
           {"upper_bound_95", upper_bound_95(phase.violated, phase.trials)},
           {"seconds", phase.seconds},
           {"trials_per_second", phase.seconds > 0 ? phase.trials / phase.seconds : 0.0},
@@ -136,6 +137,9 @@ PhaseResult phase_from(const nlohmann::json& json) {
   phase.violated = json.at("violated").get<std::uint64_t>();
   phase.refused = json.at("refused").get<std::uint64_t>();
   phase.errors = json.at("errors").get<std::uint64_t>();
+  if (json.contains("violation_kinds")) {
+    phase.violation_kinds = json.at("violation_kinds").get<std::map<std::string, std::uint64_t>>();
+  }
   phase.seconds = json.at("seconds").get<double>();
   phase.child_seconds = json.at("child_seconds").get<double>();
   phase.loop_seconds = json.at("loop_seconds").get<double>();
@@ -158,6 +162,7 @@ nlohmann::json to_json(const CampaignResult& result) {
   return {{"tool", "holdfast-race"},
           {"kind", "campaign"},
           {"mode", result.mode},
+          {"writers", result.writers},
           {"seed", result.seed},
           {"shard", {{"index", result.shard_index}, {"count", result.shard_count}}},
           {"launchers", result.launchers},
@@ -194,6 +199,7 @@ nlohmann::json to_json(const CrashResult& result) {
 CampaignResult campaign_from_json(const nlohmann::json& json) {
   CampaignResult result;
   result.mode = json.at("mode").get<std::string>();
+  result.writers = json.value("writers", std::vector<std::string>());
   result.seed = json.at("seed").get<std::uint64_t>();
   result.shard_index = json.at("shard").at("index").get<int>();
   result.shard_count = json.at("shard").at("count").get<int>();
@@ -247,6 +253,7 @@ void merge_into(CampaignResult& into, const CampaignResult& shard) {
     same->violated += phase.violated;
     same->refused += phase.refused;
     same->errors += phase.errors;
+    for (const auto& [kind, count] : phase.violation_kinds) same->violation_kinds[kind] += count;
     // Shards run side by side: the merged phase took as long as its
     // slowest shard, and trials per second add up.
     same->seconds = std::max(same->seconds, phase.seconds);

@@ -39,7 +39,7 @@ struct WriterStats {
 
 // One reader against one set of writers.
 struct PhaseResult {
-  std::string name;    // "naive vs rename-backup", "holdfast vs mixed", ...
+  std::string name;    // "naive vs rename-backup (control)", "holdfast vs mixed", ...
   std::string reader;  // "naive" or "holdfast"
   std::vector<std::string> writers;
   bool control = false;  // the positive control: it must find violations
@@ -48,16 +48,20 @@ struct PhaseResult {
   std::uint64_t violated = 0;
   std::uint64_t refused = 0;  // failed closed: not a violation
   std::uint64_t errors = 0;   // could not be classified
-  double seconds = 0;         // wall time of the phase
-  double child_seconds = 0;   // launch mode: summed wall time of the started processes
-  double loop_seconds = 0;    // launch mode: summed wall time of the launchers' loops
+  // Violations by what was seen: "file missing", "directory missing",
+  // "dangling symlink", "file damaged", "allow", "workspace writable", ...
+  std::map<std::string, std::uint64_t> violation_kinds;
+  double seconds = 0;        // wall time of the phase
+  double child_seconds = 0;  // launch mode: summed wall time of the started processes
+  double loop_seconds = 0;   // launch mode: summed wall time of the launchers' loops
   std::map<std::string, WriterStats> writer_stats;
   std::map<int, std::vector<TimelinePoint>> timelines;  // by shard index
   std::vector<std::string> samples;  // a few refusal and error messages, for the reader
 };
 
 struct CampaignResult {
-  std::string mode;  // "launch" or "snapshot"
+  std::string mode;                  // "launch", "snapshot" or "gatekeeper"
+  std::vector<std::string> writers;  // the --writers specs; shards of one campaign share them
   std::uint64_t seed = 0;
   int shard_index = 1;
   int shard_count = 1;

@@ -1,11 +1,15 @@
 #include "race-harness/spec.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 
 namespace holdfast::race {
 
 namespace {
+
+using std::chrono::microseconds;
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
@@ -19,38 +23,132 @@ std::string known_writers() {
   return out;
 }
 
+// A whole positive (or, with allow_zero, non-negative) decimal number.
+std::optional<double> parse_number(const std::string& text, bool allow_zero) {
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size() || !std::isfinite(value) || value < 0 || (!allow_zero && value == 0)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
 }  // namespace
+
+const std::vector<WriterKind>& writer_kinds() {
+  static const std::vector<WriterKind> kinds = {
+      {"holdfast", false, std::nullopt},
+      {"rename-backup", true, microseconds(0)},
+      {"copy-backup", false, std::nullopt},
+      {"in-place", true, microseconds(200)},
+      {"dir-swap", true, microseconds(0)},
+      // The path always names a complete file; only a reader holding the
+      // old directory (an inotify watch, a directory descriptor) is left
+      // behind, so there is no gap for a naive reader and no pause.
+      {"dir-exchange", false, std::nullopt},
+      {"rename-prev", true, microseconds(100'000)},
+      {"symlink-flip", true, microseconds(0)},
+      {"symlink-dangle", true, microseconds(0)},
+  };
+  return kinds;
+}
+
+const std::vector<std::string>& writer_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& kind : writer_kinds()) out.push_back(kind.name);
+    return out;
+  }();
+  return names;
+}
+
+const WriterKind* find_writer_kind(std::string_view name) {
+  for (const auto& kind : writer_kinds()) {
+    if (kind.name == name) return &kind;
+  }
+  return nullptr;
+}
+
+microseconds pause_of(const WriterSpec& spec) {
+  if (spec.pause) return *spec.pause;
+  const WriterKind* kind = find_writer_kind(spec.name);
+  return kind != nullptr && kind->default_pause ? *kind->default_pause : microseconds(0);
+}
+
+microseconds parse_pause(std::string_view text) {
+  const std::string whole(text);
+  for (const auto& [unit, scale] :
+       {std::pair<std::string_view, double>{"us", 1.0}, {"ms", 1'000.0}, {"s", 1'000'000.0}}) {
+    if (!whole.ends_with(unit)) continue;
+    const std::string number = whole.substr(0, whole.size() - unit.size());
+    // "ms" also ends with "s": only a number before the unit will do.
+    if (number.empty() ||
+        !(std::isdigit(static_cast<unsigned char>(number.back())) || number.back() == '.')) {
+      continue;
+    }
+    if (const auto value = parse_number(number, /*allow_zero=*/true)) {
+      const double us = *value * scale;
+      if (us <= 3'600'000'000.0) return microseconds(static_cast<std::int64_t>(std::llround(us)));
+    }
+    break;
+  }
+  throw SpecError("bad pause \"" + whole +
+                  "\"; write a number with its unit: 250us, 100ms or 1.5s (at most an hour)");
+}
+
+std::string format_pause(microseconds pause) {
+  const auto count = pause.count();
+  if (count % 1000 == 0) return std::to_string(count / 1000) + "ms";
+  return std::to_string(count) + "us";
+}
 
 std::vector<WriterSpec> parse_writer_specs(std::string_view text) {
   std::vector<WriterSpec> specs;
   while (!text.empty()) {
     const auto comma = text.find(',');
-    const std::string_view part = trim(text.substr(0, comma));
+    std::string_view part = trim(text.substr(0, comma));
     text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
-    if (part.empty()) throw SpecError("empty writer in --writers; write NAME[:RATE],...");
+    if (part.empty()) throw SpecError("empty writer in --writers; write NAME[:RATE][@PAUSE],...");
     WriterSpec spec;
+    std::optional<std::string_view> pause_text;
+    if (const auto at = part.find('@'); at != std::string_view::npos) {
+      pause_text = part.substr(at + 1);
+      part = part.substr(0, at);
+    }
     const auto colon = part.find(':');
     spec.name = std::string(part.substr(0, colon));
-    if (std::find(writer_names().begin(), writer_names().end(), spec.name) ==
-        writer_names().end()) {
+    const WriterKind* kind = find_writer_kind(spec.name);
+    if (kind == nullptr) {
       throw SpecError("unknown writer \"" + spec.name + "\"; known writers: " + known_writers());
     }
     if (colon != std::string_view::npos) {
       const std::string rate(part.substr(colon + 1));
       if (rate != "max") {
-        std::size_t used = 0;
-        double value = -1;
-        try {
-          value = std::stod(rate, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != rate.size() || !(value > 0)) {
+        const auto value = parse_number(rate, /*allow_zero=*/false);
+        if (!value) {
           throw SpecError("bad rate \"" + rate + "\" for writer " + spec.name +
                           "; write saves per second (a positive number) or max");
         }
-        spec.rate = value;
+        spec.rate = *value;
       }
+    }
+    if (pause_text) {
+      if (!kind->default_pause) {
+        throw SpecError("writer " + spec.name +
+                        " leaves no gap to pause in; only these take @PAUSE: " + [] {
+                          std::string out;
+                          for (const auto& k : writer_kinds()) {
+                            if (k.default_pause) out += (out.empty() ? "" : ", ") + k.name;
+                          }
+                          return out;
+                        }());
+      }
+      spec.pause = parse_pause(*pause_text);
     }
     for (const auto& earlier : specs) {
       if (earlier.name == spec.name) throw SpecError("writer " + spec.name + " named twice");
@@ -63,10 +161,16 @@ std::vector<WriterSpec> parse_writer_specs(std::string_view text) {
 }
 
 std::string format_writer_spec(const WriterSpec& spec) {
-  if (spec.rate <= 0) return spec.name + ":max";
-  char buffer[32];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, spec.rate);
-  return spec.name + ":" + std::string(buffer, ec == std::errc{} ? end : buffer);
+  std::string out = spec.name + ":";
+  if (spec.rate <= 0) {
+    out += "max";
+  } else {
+    char buffer[32];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, spec.rate);
+    out += std::string(buffer, ec == std::errc{} ? end : buffer);
+  }
+  if (spec.pause) out += "@" + format_pause(*spec.pause);
+  return out;
 }
 
 Shard parse_shard(std::string_view text) {

@@ -1,8 +1,10 @@
 // Parsing what the command line says a campaign is: which writers at which
-// rates, which shard of how many, and the seeds each part derives.
+// rates and pauses, which shard of how many, and the seeds each part derives.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -10,27 +12,51 @@
 
 namespace holdfast::race {
 
+// What the harness knows about one writer (writers.hpp describes how each
+// saves).
+struct WriterKind {
+  std::string name;
+  // True when the writer, while it saves, leaves the settings path missing
+  // or damaged for a moment: a naive reader can catch it, so the writer
+  // gets a positive-control phase of its own.
+  bool leaves_gap = false;
+  // How long the writer holds its gap open by default; nullopt when it has
+  // no gap to hold (a pause is then refused).
+  std::optional<std::chrono::microseconds> default_pause;
+};
+
 // The writers the harness knows, in a fixed order.
-inline const std::vector<std::string>& writer_names() {
-  static const std::vector<std::string> names = {"holdfast", "rename-backup", "copy-backup",
-                                                 "in-place"};
-  return names;
-}
+const std::vector<WriterKind>& writer_kinds();
+const std::vector<std::string>& writer_names();
+// nullptr when `name` is not a writer.
+const WriterKind* find_writer_kind(std::string_view name);
 
 struct WriterSpec {
   std::string name;
   double rate = 0;  // saves per second; 0: as fast as it can
+  // How long the gap is held open; nullopt: the writer's default.
+  std::optional<std::chrono::microseconds> pause;
 };
+
+// The pause `spec` runs with: its own, else its writer's default, else 0.
+std::chrono::microseconds pause_of(const WriterSpec& spec);
 
 class SpecError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
 
-// "holdfast,rename-backup:2000,in-place:max" → each writer with its rate
-// ("max" or no rate: as fast as it can). Throws SpecError naming the part.
+// "holdfast,rename-backup:2000,in-place:max,rename-prev:4@250ms" → each
+// writer with its rate ("max" or no rate: as fast as it can) and, after
+// "@", how long it holds its gap open (a number with us, ms or s). Throws
+// SpecError naming the part.
 std::vector<WriterSpec> parse_writer_specs(std::string_view text);
 std::string format_writer_spec(const WriterSpec& spec);
+
+// "100ms", "250us", "1.5s" → the duration. Throws SpecError.
+std::chrono::microseconds parse_pause(std::string_view text);
+// 100000us → "100ms"; 250us → "250us".
+std::string format_pause(std::chrono::microseconds pause);
 
 struct Shard {
   int index = 1;  // 1-based

@@ -14,6 +14,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kRefusedExit = 125;  // holdfast run: holdfast refused or failed
+// holdfast check's exit codes.
+constexpr int kCheckAllow = 0;
+constexpr int kCheckError = 1;  // invalid settings or unreadable settings: nothing decided
+constexpr int kCheckAsk = 10;
+constexpr int kCheckDeny = 11;
 
 // A message on one line (bwrap's own message comes before holdfast's).
 std::string first_line(const std::string& text) {
@@ -30,6 +35,49 @@ std::vector<std::string> probe_args(const TrialSetup& /*setup*/, const fs::path&
           "write:" + (workspace / "probe-write").string(), "socket-inet"};
 }
 
+std::map<std::string, std::string> holdfast_environment(const TrialSetup& setup) {
+  return {{"HOLDFAST_SYSTEM_DIR", setup.paths.system_dir.string()},
+          {"HOLDFAST_CONFIG_DIR", setup.paths.config_dir.string()},
+          {"HOLDFAST_STATE_DIR", setup.state_dir.string()}};
+}
+
+std::string naive_kind(const NaiveReading& reading) {
+  switch (reading.kind) {
+    case NaiveReading::Kind::missing:
+      return reading.missing_what;
+    case NaiveReading::Kind::damaged:
+      return "file damaged";
+    case NaiveReading::Kind::lax:
+      return "policy replaced";
+    case NaiveReading::Kind::strict:
+      break;
+  }
+  return "policy in force";
+}
+
+// The trial of a process that ran: its time, and refused when it exited
+// with holdfast's refusal code `refused_exit` (stderr says why); otherwise
+// still to be classified.
+Trial finished(const Captured& captured, int refused_exit) {
+  Trial trial;
+  trial.child_seconds = captured.seconds;
+  if (exit_status(captured.status) == refused_exit) {
+    trial.outcome = Outcome::refused;
+    trial.note = first_line(captured.err);
+  }
+  return trial;
+}
+
+// A naive control's violation is counted by what its reader saw (the
+// started process only confirms the consequence).
+Trial with_naive_view(Trial trial, const std::string& seen_as) {
+  if (trial.outcome == Outcome::violated && !seen_as.empty()) {
+    trial.note = seen_as + ", so " + trial.note;
+    trial.kind = seen_as;
+  }
+  return trial;
+}
+
 }  // namespace
 
 Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
@@ -38,7 +86,8 @@ Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
     const NaiveReading reading = read_naively(setup.user_file);
     if (naive_runs_unconfined(reading)) {
       trial.outcome = Outcome::violated;
-      trial.note = reading.kind == NaiveReading::Kind::missing ? "file missing" : "file damaged";
+      trial.kind = naive_kind(reading);
+      trial.note = trial.kind;
     } else {
       trial.outcome = Outcome::honoured;
     }
@@ -50,6 +99,7 @@ Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
       trial.outcome = Outcome::honoured;
     } else {
       trial.outcome = Outcome::violated;
+      trial.kind = "snapshot without the policy";
       trial.note = "snapshot without the policy: " + snapshot.effective.value.dump();
     }
   } catch (const settings::InvalidSettings& e) {
@@ -69,14 +119,9 @@ Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
 }
 
 Trial classify_start(const Captured& captured, const fs::path& workspace) {
-  Trial trial;
-  trial.child_seconds = captured.seconds;
+  Trial trial = finished(captured, kRefusedExit);
+  if (trial.outcome == Outcome::refused) return trial;
   const int code = exit_status(captured.status);
-  if (code == kRefusedExit) {
-    trial.outcome = Outcome::refused;
-    trial.note = first_line(captured.err);
-    return trial;
-  }
   if (code != 0) {
     trial.outcome = Outcome::error;
     trial.note = "exit " + std::to_string(code) + ": " + first_line(captured.err);
@@ -105,6 +150,7 @@ Trial classify_start(const Captured& captured, const fs::path& workspace) {
     trial.note = "the probe could not read the workspace marker: " + first_line(captured.out);
   } else if (wrote || inet) {
     trial.outcome = Outcome::violated;
+    trial.kind = wrote ? "workspace writable" : "AF_INET socket allowed";
     trial.note = std::string(wrote ? "workspace writable" : "") + (wrote && inet ? ", " : "") +
                  (inet ? "AF_INET socket allowed" : "");
   } else {
@@ -114,11 +160,14 @@ Trial classify_start(const Captured& captured, const fs::path& workspace) {
 }
 
 Trial launch_trial(const std::string& reader, const TrialSetup& setup, const fs::path& workspace) {
-  const std::map<std::string, std::string> environment = {
-      {"HOLDFAST_SYSTEM_DIR", setup.paths.system_dir.string()},
-      {"HOLDFAST_CONFIG_DIR", setup.paths.config_dir.string()}};
+  const auto environment = holdfast_environment(setup);
   std::vector<std::string> argv;
-  if (reader == "naive" && naive_runs_unconfined(read_naively(setup.user_file))) {
+  std::string seen_as;
+  if (reader == "naive") {
+    const NaiveReading reading = read_naively(setup.user_file);
+    if (naive_runs_unconfined(reading)) seen_as = naive_kind(reading);
+  }
+  if (!seen_as.empty()) {
     argv = probe_args(setup, workspace);  // "no policy": the seeds' launcher runs it as is
   } else {
     argv = {setup.holdfast,     "run", "--workspace", workspace.string(), "--cwd",
@@ -126,7 +175,65 @@ Trial launch_trial(const std::string& reader, const TrialSetup& setup, const fs:
     for (auto& arg : probe_args(setup, workspace)) argv.push_back(std::move(arg));
   }
   try {
-    return classify_start(run_captured(argv, environment), workspace);
+    return with_naive_view(classify_start(run_captured(argv, environment), workspace), seen_as);
+  } catch (const std::exception& e) {
+    Trial trial;
+    trial.note = first_line(e.what());
+    return trial;
+  }
+}
+
+Trial classify_check(const Captured& captured) {
+  Trial trial = finished(captured, kCheckError);
+  if (trial.outcome == Outcome::refused) return trial;
+  const int code = exit_status(captured.status);
+  const auto output = nlohmann::json::parse(captured.out, nullptr, false);
+  const std::string decision =
+      output.is_object() ? output.value("decision", std::string()) : std::string();
+  const bool agrees = (code == kCheckDeny && decision == "deny") ||
+                      (code == kCheckAllow && decision == "allow") ||
+                      (code == kCheckAsk && decision == "ask");
+  if (!agrees) {
+    trial.outcome = Outcome::error;
+    trial.note = "exit " + std::to_string(code) + " with " + first_line(captured.out) + " " +
+                 first_line(captured.err);
+    return trial;
+  }
+  if (decision == "deny") {
+    trial.outcome = Outcome::honoured;
+  } else {
+    // The operator's deny was not applied: without it a workspace path is
+    // allowed (the tool default), and "ask" is no answer to a deny either.
+    trial.outcome = Outcome::violated;
+    trial.kind = decision;
+    trial.note = decision + ": " + output.value("reason", std::string());
+  }
+  return trial;
+}
+
+Trial gatekeeper_trial(const std::string& reader, const TrialSetup& setup,
+                       const fs::path& workspace) {
+  auto environment = holdfast_environment(setup);
+  std::string seen_as;
+  if (reader == "naive") {
+    const NaiveReading reading = read_naively(setup.user_file);
+    if (naive_runs_unconfined(reading)) {
+      environment["HOLDFAST_CONFIG_DIR"] = setup.empty_config_dir.string();
+      environment["HOLDFAST_STATE_DIR"] = setup.empty_state_dir.string();
+      seen_as = naive_kind(reading);
+    }
+  }
+  const std::vector<std::string> argv = {setup.holdfast,
+                                         "check",
+                                         "--json",
+                                         "--workspace",
+                                         workspace.string(),
+                                         "--cwd",
+                                         workspace.string(),
+                                         "Read",
+                                         (workspace / kDeniedName).string()};
+  try {
+    return with_naive_view(classify_check(run_captured(argv, environment)), seen_as);
   } catch (const std::exception& e) {
     Trial trial;
     trial.note = first_line(e.what());

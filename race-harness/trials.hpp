@@ -13,9 +13,16 @@
 //                  it must be able to read the workspace (or the trial
 //                  proves nothing), must not be able to write it, and must
 //                  not be able to open an AF_INET socket.
+//   gatekeeper     `holdfast check --json Read W/secret.txt`, which the
+//                  policy denies (permissions.deny). Anything but "deny" is
+//                  a violation. naive: when the harness's own reading sees
+//                  no policy, it asks `holdfast check` with the settings as
+//                  that reader saw them (no user file, and a state
+//                  directory that has never seen one), which answers
+//                  "allow"; otherwise it asks with the real settings.
 //
-// Refused (holdfast failed closed, exit 125) is counted apart: it is not a
-// violation.
+// Refused (holdfast failed closed: `run` exit 125, `check` exit 1) is
+// counted apart: it is not a violation.
 #pragma once
 
 #include <filesystem>
@@ -30,6 +37,7 @@ enum class Outcome { honoured, violated, refused, error };
 
 struct Trial {
   Outcome outcome = Outcome::error;
+  std::string kind;          // violations: a short name for what was seen, counted per phase
   std::string note;          // why, for refusals, violations and errors
   double child_seconds = 0;  // launch mode: the started process's wall time
 };
@@ -39,6 +47,14 @@ struct TrialSetup {
   std::filesystem::path user_file;
   std::string holdfast;  // path of the holdfast executable
   std::string probe;     // path of holdfast-probe
+  // HOLDFAST_STATE_DIR for every holdfast process: holdfast's own memory
+  // of the settings files it has seen.
+  std::filesystem::path state_dir;
+  // Gatekeeper mode's naive control: a config directory without a user file
+  // and a state directory that never saw one (the settings as the naive
+  // reader believed them to be).
+  std::filesystem::path empty_config_dir;
+  std::filesystem::path empty_state_dir;
 };
 
 Trial snapshot_trial(const std::string& reader, const TrialSetup& setup);
@@ -47,7 +63,15 @@ Trial snapshot_trial(const std::string& reader, const TrialSetup& setup);
 Trial launch_trial(const std::string& reader, const TrialSetup& setup,
                    const std::filesystem::path& workspace);
 
+// `workspace` must hold the file the policy denies (kDeniedName).
+Trial gatekeeper_trial(const std::string& reader, const TrialSetup& setup,
+                       const std::filesystem::path& workspace);
+
 // Classifies a start from its exit status and the probe's JSON line.
 Trial classify_start(const Captured& captured, const std::filesystem::path& workspace);
+
+// Classifies a `holdfast check --json` answer from its exit status and
+// output: deny is honoured, allow or ask violated, exit 1 refused.
+Trial classify_check(const Captured& captured);
 
 }  // namespace holdfast::race

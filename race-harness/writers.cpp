@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
@@ -21,9 +25,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The in-place writer's pause between truncating and writing: an editor's
-// own delay, part of the behaviour being imitated.
-constexpr timespec kInPlacePause{0, 200'000};
+using std::chrono::microseconds;
+
+// Where the symlink writers keep their targets: a directory of its own
+// beside NAME, as a dotfile manager keeps its store.
+constexpr const char* kStoreName = ".race-store";
 
 [[noreturn]] void fail(const std::string& what, const fs::path& path) {
   throw std::runtime_error(what + " " + path.string() + ": " + std::strerror(errno));
@@ -31,6 +37,15 @@ constexpr timespec kInPlacePause{0, 200'000};
 
 void step(const StepHook& hook, std::string_view name) {
   if (hook) hook(name);
+}
+
+// The writer's own pause, part of the behaviour being imitated (a SIGTERM
+// cuts it short, and the save then completes).
+void hold(microseconds pause) {
+  if (pause.count() <= 0) return;
+  const timespec duration{static_cast<time_t>(pause.count() / 1'000'000),
+                          static_cast<long>(pause.count() % 1'000'000) * 1000};
+  ::nanosleep(&duration, nullptr);
 }
 
 void write_whole(int fd, const std::string& bytes, const fs::path& path) {
@@ -50,6 +65,22 @@ void write_new_file(const fs::path& path, const std::string& bytes) {
   ::close(fd);
 }
 
+std::string read_whole(const fs::path& path, const char* why) {
+  std::string bytes;
+  if (!read_whole_file(path, bytes)) fail(why, path);
+  return bytes;
+}
+
+void rename_or_fail(const fs::path& from, const fs::path& to, const char* what) {
+  if (::rename(from.c_str(), to.c_str()) != 0) fail(what, from);
+}
+
+// Sets every key of the policy stamped `generation` in `document`.
+void apply_policy(nlohmann::json& document, std::uint64_t generation) {
+  const nlohmann::json policy = policy_document(generation);
+  for (const auto& [key, value] : policy.items()) document[key] = value;
+}
+
 void save_holdfast(const fs::path& target, std::uint64_t generation, const StepHook& hook) {
   settings::ScopePaths paths;
   paths.config_dir = target.parent_path();
@@ -59,51 +90,171 @@ void save_holdfast(const fs::path& target, std::uint64_t generation, const StepH
     options.after_write_step = [&](settings::WriteStep s) { hook(settings::write_step_name(s)); };
   }
   settings::Store store(paths, options);
-  store.update(settings::Scope::user, [&](nlohmann::json& document) {
-    document["tools"] = policy_document(generation)["tools"];
-    document["raceHarness"] = {{"generation", generation}};
-  });
+  store.update(settings::Scope::user,
+               [&](nlohmann::json& document) { apply_policy(document, generation); });
 }
 
-void save_rename_backup(const fs::path& target, std::uint64_t generation, const StepHook& hook) {
-  const fs::path temp = target.string() + ".tmp";
-  const fs::path backup = target.string() + ".orig";
-  write_new_file(temp, policy_text(generation));
+// Write `bytes` to NAME + temp_suffix, rename NAME to NAME + backup_suffix,
+// hold the gap open for `pause`, rename the temp into place.
+void save_through_backup(const fs::path& target, const std::string& bytes, const char* temp_suffix,
+                         const char* backup_suffix, microseconds pause, const StepHook& hook) {
+  const fs::path temp = target.string() + temp_suffix;
+  const fs::path backup = target.string() + backup_suffix;
+  write_new_file(temp, bytes);
   step(hook, "write_temp");
-  if (::rename(target.c_str(), backup.c_str()) != 0) fail("cannot rename away", target);
+  rename_or_fail(target, backup, "cannot rename to the backup");
   step(hook, "rename_to_backup");
-  if (::rename(temp.c_str(), target.c_str()) != 0) fail("cannot rename into place", temp);
+  hold(pause);
+  rename_or_fail(temp, target, "cannot rename into place");
   step(hook, "rename_into_place");
+}
+
+void save_rename_backup(const fs::path& target, std::uint64_t generation, microseconds pause,
+                        const StepHook& hook) {
+  save_through_backup(target, policy_text(generation), ".tmp", ".orig", pause, hook);
 }
 
 void save_copy_backup(const fs::path& target, std::uint64_t generation, const StepHook& hook) {
   const fs::path temp = target.string() + ".new";
   const fs::path backup = target.string() + ".bak";
-  {
-    const int in = ::open(target.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0) fail("cannot open for the backup copy", target);
-    std::string bytes;
-    char buffer[4096];
-    ssize_t n = 0;
-    while ((n = ::read(in, buffer, sizeof buffer)) > 0) bytes.append(buffer, n);
-    ::close(in);
-    write_new_file(backup, bytes);
-  }
+  write_new_file(backup, read_whole(target, "cannot open for the backup copy"));
   step(hook, "copy_backup");
   write_new_file(temp, policy_text(generation));
   step(hook, "write_temp");
-  if (::rename(temp.c_str(), target.c_str()) != 0) fail("cannot rename into place", temp);
+  rename_or_fail(temp, target, "cannot rename into place");
   step(hook, "rename_into_place");
 }
 
-void save_in_place(const fs::path& target, std::uint64_t generation, const StepHook& hook) {
+void save_in_place(const fs::path& target, std::uint64_t generation, microseconds pause,
+                   const StepHook& hook) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) fail("cannot open in place", target);
   step(hook, "truncate");
-  ::nanosleep(&kInPlacePause, nullptr);
+  hold(pause);
   write_whole(fd, policy_text(generation), target);
   ::close(fd);
   step(hook, "write");
+}
+
+// A directory writer's new directory, DIR + suffix, holding only the new
+// NAME. (Each writer has its own suffix, so two can run side by side.)
+fs::path build_next_directory(const fs::path& target, std::uint64_t generation,
+                              const char* suffix) {
+  const fs::path directory = target.parent_path();
+  const fs::path next = directory.string() + suffix;
+  std::error_code ec;
+  fs::remove_all(next, ec);  // left by a save that failed half-way
+  if (::mkdir(next.c_str(), 0755) != 0) fail("cannot make", next);
+  write_new_file(next / target.filename(), policy_text(generation));
+  return next;
+}
+
+void remove_tree(const fs::path& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+  if (ec) throw std::runtime_error("cannot remove " + path.string() + ": " + ec.message());
+}
+
+void save_dir_swap(const fs::path& target, std::uint64_t generation, microseconds pause,
+                   const StepHook& hook) {
+  const fs::path directory = target.parent_path();
+  const fs::path previous = directory.string() + ".prev";
+  const fs::path next = build_next_directory(target, generation, ".next");
+  step(hook, "build_next_dir");
+  remove_tree(previous);  // rename() onto a non-empty directory fails
+  rename_or_fail(directory, previous, "cannot rename the directory away");
+  step(hook, "rename_dir_away");
+  hold(pause);
+  rename_or_fail(next, directory, "cannot rename the new directory into place");
+  step(hook, "rename_dir_into_place");
+  remove_tree(previous);
+  step(hook, "remove_previous_dir");
+}
+
+void save_dir_exchange(const fs::path& target, std::uint64_t generation, const StepHook& hook) {
+  const fs::path directory = target.parent_path();
+  const fs::path next = build_next_directory(target, generation, ".incoming");
+  step(hook, "build_next_dir");
+  if (::renameat2(AT_FDCWD, next.c_str(), AT_FDCWD, directory.c_str(), RENAME_EXCHANGE) != 0) {
+    fail("cannot exchange (renameat2 RENAME_EXCHANGE; the file system must support it)", next);
+  }
+  step(hook, "exchange_dirs");
+  remove_tree(next);  // the old directory, now under the new one's name
+  step(hook, "remove_previous_dir");
+}
+
+void save_rename_prev(const fs::path& target, std::uint64_t generation, microseconds pause,
+                      const StepHook& hook) {
+  // A copy of the live document with the change applied, as an editor of
+  // the whole file makes; then the same renames as rename-backup, through
+  // names that are on no writer list.
+  auto document = nlohmann::json::parse(read_whole(target, "cannot open to copy"), nullptr, false);
+  if (!document.is_object()) {
+    throw std::runtime_error("cannot copy " + target.string() + ": it is not a JSON object");
+  }
+  apply_policy(document, generation);
+  save_through_backup(target, document.dump(2) + "\n", ".next", ".prev", pause, hook);
+}
+
+fs::path store_of(const fs::path& target) { return target.parent_path() / kStoreName; }
+
+void make_store(const fs::path& target) {
+  // A directory swap may have taken the store away with the old directory.
+  if (::mkdir(store_of(target).c_str(), 0755) != 0 && errno != EEXIST) {
+    fail("cannot make", store_of(target));
+  }
+}
+
+// Makes NAME a symlink to `link_text` in one step (a temporary link
+// renamed over it), never leaving NAME missing.
+void replace_with_link(const fs::path& target, const std::string& link_text) {
+  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".race-link");
+  ::unlink(temp.c_str());
+  if (::symlink(link_text.c_str(), temp.c_str()) != 0) fail("cannot make the symlink", temp);
+  rename_or_fail(temp, target, "cannot rename the symlink into place");
+}
+
+void save_symlink_flip(const fs::path& target, std::uint64_t generation, microseconds pause,
+                       const StepHook& hook) {
+  make_store(target);
+  const std::string name = "settings-" + std::to_string(generation) + ".json";
+  const std::string link_text = std::string(kStoreName) + "/" + name;
+  write_new_file(store_of(target) / name, policy_text(generation));
+  step(hook, "write_target");
+  std::error_code ec;
+  const fs::path old_link = fs::read_symlink(target, ec);
+  if (::unlink(target.c_str()) != 0) fail("cannot remove the link", target);
+  step(hook, "remove_link");
+  hold(pause);
+  if (::symlink(link_text.c_str(), target.c_str()) != 0) fail("cannot create the link", target);
+  step(hook, "create_link");
+  if (!ec && old_link.parent_path() == kStoreName && old_link.filename() != name) {
+    ::unlink((target.parent_path() / old_link).c_str());
+  }
+  step(hook, "remove_old_target");
+}
+
+void save_symlink_dangle(const fs::path& target, std::uint64_t generation, microseconds pause,
+                         const StepHook& hook) {
+  make_store(target);
+  std::error_code ec;
+  fs::path link = fs::read_symlink(target, ec);
+  if (ec) {
+    // Another writer replaced the link with a file: make it a link again,
+    // without a gap (this writer's gap is the target's, below).
+    link = fs::path(kStoreName) / "current.json";
+    write_new_file(target.parent_path() / link, policy_text(generation));
+    replace_with_link(target, link.string());
+  }
+  const fs::path current = link.is_absolute() ? link : target.parent_path() / link;
+  const fs::path temp = current.string() + ".next";
+  write_new_file(temp, policy_text(generation));
+  step(hook, "write_temp");
+  if (::unlink(current.c_str()) != 0) fail("cannot remove the link's target", current);
+  step(hook, "remove_target");
+  hold(pause);
+  rename_or_fail(temp, current, "cannot rename into place");
+  step(hook, "rename_into_place");
 }
 
 std::atomic<bool> g_stop{false};
@@ -136,15 +287,41 @@ std::vector<std::string> writer_steps(const std::string& writer) {
   if (writer == "rename-backup") return {"write_temp", "rename_to_backup", "rename_into_place"};
   if (writer == "copy-backup") return {"copy_backup", "write_temp", "rename_into_place"};
   if (writer == "in-place") return {"truncate", "write"};
+  if (writer == "dir-swap") {
+    return {"build_next_dir", "rename_dir_away", "rename_dir_into_place", "remove_previous_dir"};
+  }
+  if (writer == "dir-exchange") return {"build_next_dir", "exchange_dirs", "remove_previous_dir"};
+  if (writer == "rename-prev") return {"write_temp", "rename_to_backup", "rename_into_place"};
+  if (writer == "symlink-flip") {
+    return {"write_target", "remove_link", "create_link", "remove_old_target"};
+  }
+  if (writer == "symlink-dangle") return {"write_temp", "remove_target", "rename_into_place"};
   throw std::invalid_argument("unknown writer " + writer);
 }
 
+void create_initial_target(const std::vector<std::string>& writers, const fs::path& target,
+                           const std::string& text) {
+  const bool symlink = std::any_of(writers.begin(), writers.end(), [](const std::string& w) {
+    return w == "symlink-flip" || w == "symlink-dangle";
+  });
+  if (!symlink) return write_new_file(target, text);
+  make_store(target);
+  const fs::path link = fs::path(kStoreName) / "current.json";
+  write_new_file(target.parent_path() / link, text);
+  replace_with_link(target, link.string());
+}
+
 void save_once(const std::string& writer, const fs::path& target, std::uint64_t generation,
-               const StepHook& hook) {
+               microseconds pause, const StepHook& hook) {
   if (writer == "holdfast") return save_holdfast(target, generation, hook);
-  if (writer == "rename-backup") return save_rename_backup(target, generation, hook);
+  if (writer == "rename-backup") return save_rename_backup(target, generation, pause, hook);
   if (writer == "copy-backup") return save_copy_backup(target, generation, hook);
-  if (writer == "in-place") return save_in_place(target, generation, hook);
+  if (writer == "in-place") return save_in_place(target, generation, pause, hook);
+  if (writer == "dir-swap") return save_dir_swap(target, generation, pause, hook);
+  if (writer == "dir-exchange") return save_dir_exchange(target, generation, hook);
+  if (writer == "rename-prev") return save_rename_prev(target, generation, pause, hook);
+  if (writer == "symlink-flip") return save_symlink_flip(target, generation, pause, hook);
+  if (writer == "symlink-dangle") return save_symlink_dangle(target, generation, pause, hook);
   throw std::invalid_argument("unknown writer " + writer);
 }
 
@@ -165,7 +342,7 @@ int run_writer(const WriterLoopOptions& options) {
   std::uint64_t generation = options.seed % 1'000'000 * 1'000'000;
   while (!g_stop.load()) {
     try {
-      save_once(options.writer, options.target, ++generation);
+      save_once(options.writer, options.target, ++generation, options.pause);
       ++saves;
     } catch (const std::exception&) {
       ++failures;  // another writer was in the way; keep going

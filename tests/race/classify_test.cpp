@@ -57,6 +57,45 @@ TEST(ClassifyStart, AProbeThatCannotSeeTheWorkspaceProvesNothing) {
   EXPECT_EQ(classify_start(start(2, ""), kWorkspace).outcome, Outcome::error);
 }
 
+std::string check_line(const std::string& decision) {
+  return R"({"decision":")" + decision + R"(","rule":null,"reason":"why","tool":"Read"})" + "\n";
+}
+
+TEST(ClassifyCheck, DenyIsHonouredAllowAndAskAreViolations) {
+  EXPECT_EQ(classify_check(start(11, check_line("deny"))).outcome, Outcome::honoured);
+  const Trial allow = classify_check(start(0, check_line("allow")));
+  EXPECT_EQ(allow.outcome, Outcome::violated);
+  EXPECT_EQ(allow.kind, "allow");
+  const Trial ask = classify_check(start(10, check_line("ask")));
+  EXPECT_EQ(ask.outcome, Outcome::violated);
+  EXPECT_EQ(ask.kind, "ask");
+}
+
+TEST(ClassifyCheck, Exit1IsARefusal) {
+  const Trial t = classify_check(start(1, "", "holdfast: refusing to decide\n"));
+  EXPECT_EQ(t.outcome, Outcome::refused);
+  EXPECT_EQ(t.note, "holdfast: refusing to decide");
+}
+
+TEST(ClassifyCheck, AnAnswerThatDisagreesWithItsExitCodeProvesNothing) {
+  EXPECT_EQ(classify_check(start(0, check_line("deny"))).outcome, Outcome::error);
+  EXPECT_EQ(classify_check(start(11, check_line("allow"))).outcome, Outcome::error);
+  EXPECT_EQ(classify_check(start(11, "garbage")).outcome, Outcome::error);
+  EXPECT_EQ(classify_check(start(2, "")).outcome, Outcome::error);
+}
+
+TEST(NaiveReader, SaysWhatWasMissing) {
+  const fs::path dir = fs::temp_directory_path() / ("race-missing-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "config");
+  const fs::path file = dir / "config" / "settings.json";
+  EXPECT_EQ(read_naively(file).missing_what, "file missing");
+  fs::create_symlink("nowhere.json", file);
+  EXPECT_EQ(read_naively(file).missing_what, "dangling symlink");
+  fs::remove_all(dir / "config");
+  EXPECT_EQ(read_naively(file).missing_what, "directory missing");
+  fs::remove_all(dir);
+}
+
 TEST(NaiveReader, MissingDamagedLaxAndStrict) {
   const fs::path dir = fs::temp_directory_path() / ("race-naive-" + std::to_string(::getpid()));
   fs::create_directories(dir);

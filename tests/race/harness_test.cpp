@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace {
 
@@ -128,6 +129,126 @@ TEST_F(HarnessTest, UsageErrorsExitTwo) {
   EXPECT_EQ(run("campaign --writers vim", "x.json").exit_code, 2);
   EXPECT_EQ(run("campaign --shard 3/2", "x.json").exit_code, 2);
   EXPECT_EQ(run("campaign --mode bogus", "x.json").exit_code, 2);
+  EXPECT_EQ(run("campaign --writers holdfast@1ms", "x.json").exit_code, 2);
+  EXPECT_EQ(run("campaign --writers rename-prev@soon", "x.json").exit_code, 2);
+  EXPECT_EQ(run("campaign --controls-only --mixed-only", "x.json").exit_code, 2);
+  EXPECT_EQ(run("campaign --skip-mixed --mixed-only", "x.json").exit_code, 2);
+}
+
+std::uint64_t seen(const nlohmann::json& phase, const std::string& kind) {
+  const auto& kinds = phase["violation_kinds"];
+  return kinds.contains(kind) ? kinds[kind].get<std::uint64_t>() : 0;
+}
+
+// Each new writer, run for real as its own process against the naive
+// reader: the reader must catch the very gap the writer claims to leave.
+// (Held open for 1 ms, so that a loaded machine that rarely runs the
+// writer still shows it; writers_test shows the same gaps with no pause.)
+TEST_F(HarnessTest, NaiveControlsCatchEachWritersOwnGap) {
+  const RaceRun r =
+      run("campaign --mode snapshot --controls-only --control-starts 10000 --writers "
+          "dir-swap@1ms,dir-exchange,rename-prev,symlink-flip@1ms,symlink-dangle@1ms,in-place",
+          "controls.json");
+  ASSERT_EQ(r.exit_code, 0) << output();
+  std::vector<std::string> names;
+  for (const auto& phase : r.json["phases"]) {
+    names.push_back(phase["name"]);
+    EXPECT_TRUE(phase["control"].get<bool>()) << phase["name"];
+    for (const auto& [writer, stats] : phase["writer_stats"].items()) {
+      EXPECT_GT(stats["saves"].get<std::uint64_t>(), 0u) << writer;
+    }
+  }
+  // dir-exchange never leaves the path without a file: no control of its own.
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "naive vs dir-swap (control)", "naive vs rename-prev (control)",
+                       "naive vs symlink-flip (control)", "naive vs symlink-dangle (control)",
+                       "naive vs in-place (control)"}));
+  EXPECT_GT(seen(*find_phase(r.json, "naive vs dir-swap (control)"), "directory missing"), 0u);
+  EXPECT_GT(seen(*find_phase(r.json, "naive vs rename-prev (control)"), "file missing"), 0u);
+  EXPECT_GT(seen(*find_phase(r.json, "naive vs symlink-flip (control)"), "file missing"), 0u);
+  EXPECT_GT(seen(*find_phase(r.json, "naive vs symlink-dangle (control)"), "dangling symlink"), 0u);
+  EXPECT_GT(seen(*find_phase(r.json, "naive vs in-place (control)"), "file damaged"), 0u);
+  // A control runs its writer back to back, with the writer's own pause.
+  EXPECT_EQ((*find_phase(r.json, "naive vs dir-swap (control)"))["writers"][0], "dir-swap:max@1ms");
+  EXPECT_EQ((*find_phase(r.json, "naive vs rename-prev (control)"))["writers"][0],
+            "rename-prev:max");
+  EXPECT_EQ(r.json["writers"][1], "dir-exchange:max");
+
+  // Writers that leave no gap: rename-backup's control (the seeds' writer,
+  // with no pause) is there to show that the harness sees a race at all.
+  // (Whether 2,000 reads catch its gap of microseconds depends on the
+  // machine's load: CI gives it 200,000.)
+  const RaceRun whole =
+      run("campaign --mode snapshot --controls-only --control-starts 2000 --writers "
+          "holdfast,dir-exchange",
+          "whole.json");
+  ASSERT_TRUE(whole.exit_code == 0 || whole.exit_code == 3) << output();
+  ASSERT_EQ(whole.json["phases"].size(), 1u);
+  EXPECT_EQ(whole.json["phases"][0]["name"], "naive vs rename-backup (control)");
+  EXPECT_EQ(whole.json["phases"][0]["writers"][0], "rename-backup:max");
+}
+
+TEST_F(HarnessTest, GatekeeperModeRealChecksAnswerTheDenyAndTheControlSeesAllow) {
+  // in-place holds its file empty for 200 us of every save: its control
+  // sees that nearly every time.
+  const RaceRun r =
+      run("campaign --mode gatekeeper --skip-mixed --writers holdfast:200,in-place:200 --starts 12 "
+          "--control-starts 20",
+          "gatekeeper.json");
+  ASSERT_EQ(r.exit_code, 0) << output();
+  const auto* holdfast = find_phase(r.json, "holdfast vs holdfast");
+  ASSERT_NE(holdfast, nullptr);
+  EXPECT_EQ((*holdfast)["trials"], 12);
+  EXPECT_EQ((*holdfast)["honoured"], 12);  // `holdfast check` answered deny every time
+  const auto* control = find_phase(r.json, "naive vs in-place (control)");
+  ASSERT_NE(control, nullptr);
+  EXPECT_GT(seen(*control, "file damaged"), 0u);
+  // The real `holdfast check`, given the settings the naive reader saw,
+  // answered allow: the harness tells an allow from a deny.
+  bool saw_allow = false;
+  for (const auto& sample : (*control)["samples"]) {
+    saw_allow = saw_allow || sample.get<std::string>().find(", so allow: ") != std::string::npos;
+  }
+  EXPECT_TRUE(saw_allow) << control->dump(1);
+}
+
+// holdfast remembers which settings files it has seen, in its state
+// directory. Every campaign (shard) gives every holdfast process one of its
+// own, fresh, so no run inherits another's memory.
+TEST_F(HarnessTest, EveryHoldfastProcessGetsTheCampaignsFreshStateDirectory) {
+  // A stand-in for holdfast that records the state directory it was given
+  // and answers deny.
+  const fs::path log = dir_ / "state-dirs.log";
+  const fs::path fake = dir_ / "fake-holdfast";
+  {
+    std::ofstream script(fake);
+    script << "#!/bin/sh\n"
+           << "if [ -d \"$HOLDFAST_STATE_DIR\" ]; then kind=dir; else kind=none; fi\n"
+           << "echo \"$HOLDFAST_STATE_DIR $kind\" >> '" << log.string() << "'\n"
+           << "echo '{\"decision\":\"deny\"}'\n"
+           << "exit 11\n";
+  }
+  fs::permissions(fake, fs::perms::owner_all);
+  const fs::path work = dir_ / "work";
+  fs::create_directories(work);
+  const std::string args = "campaign --mode gatekeeper --writers holdfast --starts 6 --dir " +
+                           work.string() + " --holdfast " + fake.string();
+  run(args + " --shard 1/2", "g1.json");
+  run(args + " --shard 2/2", "g2.json");
+  std::ifstream in(log);
+  std::set<std::string> dirs;
+  std::string dir, kind;
+  int lines = 0;
+  while (in >> dir >> kind) {
+    ++lines;
+    EXPECT_EQ(kind, "dir") << dir << " did not exist when holdfast ran";
+    EXPECT_TRUE(dir.starts_with(work.string())) << dir;
+    // The naive control's no-policy view has a state directory that has
+    // never seen a user file; every other run shares its campaign's.
+    if (dir.find("state-that-saw-nothing") == std::string::npos) dirs.insert(dir);
+  }
+  EXPECT_GE(lines, 2 * 3);  // both shards' holdfast phases (3 checks each) at least
+  EXPECT_EQ(dirs.size(), 2u) << "one state directory per campaign, and not the same twice";
 }
 
 }  // namespace

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "race-harness/report.hpp"
+#include "tests/support/temp_dir.hpp"
+
 namespace holdfast::race {
 namespace {
 
@@ -84,6 +89,52 @@ TEST(Merge, ShardsAddUpThroughJson) {
   EXPECT_EQ(merged.phases[1].writer_stats["rename-backup"].saves, 200u);
   EXPECT_EQ(merged.phases[1].timelines.size(), 2u);
   EXPECT_EQ(verdict_of(merged), Verdict::pass);
+}
+
+TEST(Verdict, EveryControlMustFire) {
+  // One control per writer that leaves a gap: one silent control is enough
+  // to make the run prove nothing about that writer.
+  EXPECT_EQ(verdict_of(campaign(
+                {phase("c1", true, 90, 10), phase("c2", true, 100, 0), phase("h", false, 100, 0)})),
+            Verdict::insensitive);
+  EXPECT_EQ(verdict_of(campaign({phase("c1", true, 90, 10), phase("c2", true, 1, 99)})),
+            Verdict::pass);  // --controls-only
+}
+
+TEST(Merge, ViolationKindsAndWritersSurviveJsonAndAddUp) {
+  auto first = campaign({phase("c", true, 90, 10)});
+  first.writers = {"dir-swap:100@1ms", "rename-prev:4"};
+  first.phases[0].violation_kinds = {{"directory missing", 9}, {"file missing", 1}};
+  auto second = first;
+  second.shard_index = 2;
+  second.phases[0].violation_kinds = {{"directory missing", 4}};
+  CampaignResult merged = campaign_from_json(to_json(first));
+  EXPECT_EQ(merged.writers, first.writers);
+  merge_into(merged, campaign_from_json(to_json(second)));
+  EXPECT_EQ(merged.phases[0].violation_kinds["directory missing"], 13u);
+  EXPECT_EQ(merged.phases[0].violation_kinds["file missing"], 1u);
+}
+
+TEST(Report, CampaignsWithOtherWritersStayApart) {
+  const testing::TempDir dir;
+  const auto save = [&](const std::string& name, const CampaignResult& result) {
+    std::ofstream(dir / name) << to_json(result).dump();
+    return (dir / name).string();
+  };
+  auto files_writers =
+      campaign({phase("c", true, 90, 10), phase("holdfast vs mixed", false, 5, 0)});
+  files_writers.writers = {"holdfast:2000", "in-place:2000"};
+  auto gap_writers = files_writers;
+  gap_writers.writers = {"dir-swap:100@1ms", "symlink-flip:4@100ms"};
+  auto second_shard = gap_writers;
+  second_shard.shard_index = 2;
+  const Merged merged = merge_files(
+      {save("a.json", files_writers), save("b.json", gap_writers), save("c.json", second_shard)});
+  ASSERT_EQ(merged.campaigns.size(), 2u);
+  EXPECT_EQ(merged.campaigns[0].phases[1].trials, 5u);
+  EXPECT_EQ(merged.campaigns[1].phases[1].trials, 10u);  // the two shards of one campaign
+  EXPECT_NE(campaign_table(merged.campaigns[1]).find("writers dir-swap:100@1ms,"),
+            std::string::npos);
 }
 
 TEST(Crash, HoldfastMustBeCleanAndTheControlMustLose) {
