@@ -147,6 +147,7 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
   dirs.setup.holdfast = options.holdfast;
   dirs.setup.probe = options.probe;
   dirs.setup.state_dir = state_dir;
+  paths.state_dir = state_dir;  // the in-process reader remembers what it has seen
   dirs.setup.empty_config_dir = root / "no-user-file";
   dirs.setup.empty_state_dir = root / "state-that-saw-nothing";
   fs::create_directories(dirs.setup.empty_config_dir);
