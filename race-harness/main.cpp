@@ -1,4 +1,4 @@
-// holdfast-race: the race harness (issue 7). Runs the settings writers
+// holdfast-race: the race harness. Runs the settings writers
 // against holdfast's reader and launcher, and against the naive reader from
 // the seeds as a positive control; kills writers mid-save; merges and
 // reports results. Exit codes: see result.hpp (0 pass, 1 violations,

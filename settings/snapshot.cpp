@@ -313,11 +313,17 @@ ScopeFile read_settled(Scope scope, const fs::path& path, const SnapshotOptions&
 }
 
 // The same content as `file`: both absent, or both present with the same
-// bytes. A file that cannot be read now counts as changed.
+// bytes. Only the bytes are read (no parse: what they mean was settled
+// already). A file that cannot be read now counts as changed.
 bool same_content(const ScopeFile& file) {
+  const UniqueFd fd(::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.valid()) return errno == ENOENT && !file.exists;
+  if (!file.exists) return false;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (st.st_size != static_cast<off_t>(file.bytes.size())) return false;
   try {
-    const ScopeFile again = read_once(file.scope, file.path);
-    return again.exists == file.exists && again.bytes == file.bytes;
+    return read_all(fd.get(), file.path) == file.bytes;
   } catch (const std::exception&) {
     return false;
   }

@@ -1,4 +1,4 @@
-// Approval modes (L5): the last step of a decision. A mode can turn an
+// Approval modes: the last step of a decision. A mode can turn an
 // `ask` into `allow`, or (plan) refuse what is not read-only; no mode ever
 // turns a `deny` into anything else, and no mode touches the sandbox
 // policy, which is not the gatekeeper's to change.

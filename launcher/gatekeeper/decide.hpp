@@ -8,9 +8,9 @@
 //   prepare(context);                      // optional: compiles the rules once
 //   Verdict v = decide({"Bash", "cat ~/.ssh/id_rsa"}, context);
 //
-// Order: deny rules > ask rules > allow rules > the tool's default (L3:
-// inside the workspace or the private tmp allow, elsewhere ask), then the
-// approval mode (L5). Within each tier session rules come before
+// Order: deny rules > ask rules > allow rules > the tool's default by
+// path (inside the workspace or the private tmp allow, elsewhere ask),
+// then the approval mode. Within each tier session rules come before
 // persistent ones. Deny and ask rules are matched against the written
 // path and its symlink-resolved form. A Bash call is split into simple
 // commands; each is decided by the Bash rule that matches it (else: an

@@ -1,5 +1,5 @@
 // Planning one launch: one snapshot of the settings, and everything the
-// sandbox is built from derived from it alone (invariant 6). Nothing read
+// sandbox is built from derived from it alone. Nothing read
 // after the snapshot can change this launch.
 //
 //   snapshot → policy → host facts → admission → seccomp program → bwrap argv

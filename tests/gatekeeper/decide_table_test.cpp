@@ -1,4 +1,5 @@
-// The gatekeeper's decision table: every rule of issue 6, and the known
+// The gatekeeper's decision table: every rule of the gatekeeper
+// (deny > ask > allow > tool default, approval modes, shell mapping), and the known
 // bypass shapes, against a real directory tree with real symlinks.
 #include <gtest/gtest.h>
 
@@ -55,7 +56,7 @@ struct Case {
 std::ostream& operator<<(std::ostream& out, const Case& c) { return out << c.name; }
 
 const Case kCases[] = {
-    // --- Read and the read-like tools: defaults (L3) and path rules (L4) ---
+    // --- Read and the read-like tools: tool defaults by path and path rules ---
     {"read_workspace_file", "Read", "@W/src/a.c", ALLOW, kNoRule},
     {"read_relative_to_cwd", "Read", "src/a.c", ALLOW, kNoRule},
     {"read_empty_path_is_cwd", "Read", "", ALLOW, kNoRule},
@@ -119,7 +120,7 @@ const Case kCases[] = {
     {"write_symlink_escaping_workspace_asks", "Write", "@W/outlink/new", ASK, kNoRule},
     {"read_not_covered_by_write_deny", "Read", "@W/protected/f", ALLOW, kNoRule},
 
-    // --- Approval modes (L5) ---
+    // --- Approval modes ---
     {"auto_edit_approves_workspace_edit_ask", "Edit", "@W/docs/x.md", ALLOW, "Edit(/docs/**)",
      Mode::auto_edit},
     {"auto_edit_keeps_outside_edit_ask", "Edit", "@O/x", ASK, kNoRule, Mode::auto_edit},
@@ -420,8 +421,6 @@ INSTANTIATE_TEST_SUITE_P(Gatekeeper, DecisionTable, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return std::string(info.param.name);
                          });
-
-TEST(DecisionTableSize, CoversAtLeast150Cases) { EXPECT_GE(std::size(kCases), 150u); }
 
 // decide() without prepare() compiles on the fly and agrees with the
 // prepared context; a stale compilation (rules changed after prepare) is
