@@ -47,10 +47,18 @@ struct ScopeFile {
 
 // The key that holds a scope file's save counter.
 inline constexpr const char* kRevisionKey = "$revision";
+// The highest revision: 2^53 - 1, the largest integer that every JSON reader
+// holds exactly (a browser's numbers are doubles). The schema says so, a
+// file with a higher one is invalid, and a save at this revision is refused
+// rather than wrapped to 0, where it could match a stale expectation.
+inline constexpr std::uint64_t kMaxRevision = (std::uint64_t{1} << 53) - 1;
 
 // Reads and checks `path`. A missing file yields exists == false; a file
-// that is unreadable for another reason throws SystemError. Parse and schema
-// problems are recorded in `diagnostics`, never thrown and never repaired.
+// that is unreadable for another reason, or is not a regular file, throws
+// SystemError. Parse and schema problems are recorded in `diagnostics`,
+// never thrown and never repaired. A file larger than kMaxSettingsFileBytes
+// is read only one byte past the limit (`bytes` holds that much) and is
+// invalid.
 ScopeFile read_scope_file(Scope scope, const std::filesystem::path& path);
 
 // Interprets bytes already read (used by read_scope_file and by writers that
