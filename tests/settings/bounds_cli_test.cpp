@@ -100,5 +100,16 @@ TEST_F(BoundsCli, SaveAtTheMaximumRevisionIsRefused) {
   EXPECT_EQ(read_file(user_file()), text);
 }
 
+TEST_F(BoundsCli, ShowOriginSpellsEveryKeyPathSoThatItReadsBack) {
+  // Keys a workspace may hold: one that starts with a slash (not a JSON
+  // pointer), backslashes at the end and before dots.
+  write_file(workspace_file(), R"({"/x": 1, "a": {"b\\": 2, "c.d\\": 3}})");
+  const auto result = settings({"show", "--origin"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  for (const std::string line : {"\\/x = 1 ", "a.b\\ = 2 ", "a.c\\.d\\ = 3 "}) {
+    EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
+  }
+}
+
 }  // namespace
 }  // namespace holdfast::settings
