@@ -74,10 +74,20 @@ fs::path unique_temp_path(const fs::path& target) {
           std::to_string(random() % 1000000000ULL));
 }
 
-void fsync_directory(const fs::path& directory) {
+// Runs after the rename: a failure here leaves the new file in place, and
+// the error says so (the caller must not think the save did not happen).
+void fsync_directory(const fs::path& directory, const fs::path& target) {
+  const std::string consequence =
+      "the new content of " + target.string() +
+      " is in place, but may not survive a crash or power loss until the directory is synced. "
+      "Check the disk (dmesg), then save again";
   const UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir.valid()) throw_errno("cannot open directory to sync it", directory);
-  if (::fsync(dir.get()) != 0) throw_errno("cannot fsync directory", directory);
+  if (!dir.valid()) {
+    throw SystemError("cannot open directory to sync it", directory, errno, consequence);
+  }
+  if (::fsync(dir.get()) != 0) {
+    throw SystemError("cannot fsync directory", directory, errno, consequence);
+  }
 }
 
 void link_backup(const fs::path& target, const fs::path& temp_dir_entry) {
@@ -153,7 +163,7 @@ void write_file_atomically(const fs::path& requested_target, std::string_view by
   temp.commit();
   step_done(WriteStep::rename);
 
-  if (options.durable) fsync_directory(directory);
+  if (options.durable) fsync_directory(directory, target);
   step_done(WriteStep::sync_dir);
 }
 

@@ -48,7 +48,9 @@ struct WriteOptions {
 };
 
 // Replaces `target` with `bytes`. Throws SystemError naming the path and the
-// system error; on failure the original is untouched and no temp remains.
+// system error; on failure before the rename the original is untouched and
+// no temp remains. When only the directory sync after the rename fails, the
+// new content is in place (not yet durable), and the error says so.
 void write_file_atomically(const std::filesystem::path& target, std::string_view bytes,
                            const WriteOptions& options = {});
 

@@ -22,11 +22,20 @@ bool has_errors(const std::vector<Diagnostic>& diagnostics) {
   return false;
 }
 
-SystemError::SystemError(std::string operation, std::filesystem::path path, int error_number)
-    : std::runtime_error(operation + " " + path.string() + ": " + std::strerror(error_number)),
+SystemError::SystemError(std::string operation, std::filesystem::path path, int error_number,
+                         const std::string& consequence)
+    : std::runtime_error(operation + " " + path.string() + ": " + std::strerror(error_number) +
+                         (consequence.empty() ? "" : "; " + consequence)),
       operation_(std::move(operation)),
       path_(std::move(path)),
       error_number_(error_number) {}
+
+SystemError::SystemError(std::string operation, std::filesystem::path path,
+                         const std::string& reason)
+    : std::runtime_error(operation + " " + path.string() + ": " + reason),
+      operation_(std::move(operation)),
+      path_(std::move(path)),
+      error_number_(0) {}
 
 static std::string join_diagnostics(const std::vector<Diagnostic>& diagnostics) {
   std::string out;

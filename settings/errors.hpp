@@ -33,10 +33,16 @@ struct Diagnostic {
 
 bool has_errors(const std::vector<Diagnostic>& diagnostics);
 
-// A system call failed. Names the operation, the path and errno.
+// A system call failed. Names the operation, the path and errno:
+// "OPERATION PATH: strerror(errno)[; CONSEQUENCE]". `consequence` says what
+// the failure means for the person (what state things are in, what to do).
+// A failure with no system error behind it (a FIFO where a file should be)
+// has error_number() 0 and says what was wrong in `reason` instead.
 class SystemError : public std::runtime_error {
  public:
-  SystemError(std::string operation, std::filesystem::path path, int error_number);
+  SystemError(std::string operation, std::filesystem::path path, int error_number,
+              const std::string& consequence = {});
+  SystemError(std::string operation, std::filesystem::path path, const std::string& reason);
   const std::string& operation() const { return operation_; }
   const std::filesystem::path& path() const { return path_; }
   int error_number() const { return error_number_; }

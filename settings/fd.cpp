@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "settings/errors.hpp"
@@ -13,11 +14,11 @@ void UniqueFd::reset(int fd) {
   fd_ = fd;
 }
 
-std::string read_all(int fd, const std::filesystem::path& path) {
+std::string read_all(int fd, const std::filesystem::path& path, std::size_t limit) {
   std::string out;
   char buffer[16384];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+  while (out.size() < limit) {
+    const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, limit - out.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
       throw_errno("cannot read", path);
@@ -25,6 +26,7 @@ std::string read_all(int fd, const std::filesystem::path& path) {
     if (n == 0) return out;
     out.append(buffer, static_cast<std::size_t>(n));
   }
+  return out;
 }
 
 void write_all(int fd, std::string_view bytes, const std::filesystem::path& path) {

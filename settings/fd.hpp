@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,8 +32,10 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-// Reads to end of file. Throws SystemError naming `path`.
-std::string read_all(int fd, const std::filesystem::path& path);
+// Reads to end of file, or until `limit` bytes were read. Throws SystemError
+// naming `path`.
+std::string read_all(int fd, const std::filesystem::path& path,
+                     std::size_t limit = std::numeric_limits<std::size_t>::max());
 // Writes every byte. Throws SystemError naming `path` (ENOSPC, EFBIG, ...).
 void write_all(int fd, std::string_view bytes, const std::filesystem::path& path);
 

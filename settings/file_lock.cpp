@@ -46,7 +46,16 @@ std::filesystem::path ScopeLock::lock_path_for(const std::filesystem::path& sett
 ScopeLock::ScopeLock(const std::filesystem::path& settings_file)
     : thread_lock_(thread_mutex_for(lock_path_for(settings_file))),
       file_lock_(open_lock_file(lock_path_for(settings_file))) {
-  file_lock_.lock();
+  try {
+    file_lock_.lock();
+  } catch (const boost::interprocess::interprocess_exception& e) {
+    // Boost's message is strerror alone ("No locks available"), which names
+    // no file.
+    throw SystemError("cannot lock", lock_path_for(settings_file), e.get_native_error(),
+                      "this lock serializes saves of " + settings_file.string() +
+                          ", so nothing was saved; the lock file's file system must support "
+                          "POSIX (fcntl) locks");
+  }
 }
 
 ScopeLock::~ScopeLock() { file_lock_.unlock(); }

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "settings/key_path.hpp"
@@ -28,7 +31,14 @@ std::size_t skip_string(std::string_view text, std::size_t open) {
   return text.size();
 }
 
+// The key paths of a document's values add up to more than kMaxKeyPathBytes;
+// `offset` is where the value that crossed the bound starts.
+struct KeyPathsTooLong {
+  std::size_t offset;
+};
+
 // Walks normalised, already-valid JSON and records where each value starts.
+// Recursive: the nesting was bounded before the text was parsed.
 class LocationScanner {
  public:
   LocationScanner(std::string_view text, LocationIndex& index) : text_(text), index_(index) {}
@@ -58,6 +68,8 @@ class LocationScanner {
   void value(const std::string& pointer) {
     skip_ws();
     if (pos_ >= text_.size()) return;
+    key_path_bytes_ += pointer.size();
+    if (key_path_bytes_ > kMaxKeyPathBytes) throw KeyPathsTooLong{pos_};
     index_.emplace(pointer, location_at(pos_));
     const char c = text_[pos_];
     if (c == '{') {
@@ -137,8 +149,62 @@ class LocationScanner {
   std::size_t pos_ = 0;
   std::size_t counted_ = 0;
   Location counted_location_{1, 1};
+  std::size_t key_path_bytes_ = 0;
   std::vector<Duplicate> duplicates_;
 };
+
+// Offset of the bracket that opens a container deeper than
+// kMaxNestingDepth. Strings are skipped as the parser reads them, so on any
+// prefix the parser accepts, this depth is the parser's. The scan stops at
+// a '/' outside a string: comments are blanked by then, so the parser
+// rejects the text there anyway.
+std::optional<std::size_t> first_too_deep(std::string_view text) {
+  int depth = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"') {
+      i = skip_string(text, i);
+      continue;
+    }
+    if (c == '/') return std::nullopt;
+    if (c == '{' || c == '[') {
+      if (++depth > kMaxNestingDepth) return i;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+    ++i;
+  }
+  return std::nullopt;
+}
+
+// Offset of the first number outside strings that is too large for a
+// double, and its text, as the parser (strtod) reads numbers.
+std::optional<std::pair<std::size_t, std::string>> first_overflowing_number(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"') {
+      i = skip_string(text, i);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::size_t end = text.find_first_not_of("0123456789+-.eE", i);
+      std::string number(text.substr(i, end == std::string_view::npos ? end : end - i));
+      if (std::isinf(std::strtod(number.c_str(), nullptr))) return std::pair{i, std::move(number)};
+      i += number.size();
+    } else {
+      ++i;
+    }
+  }
+  return std::nullopt;
+}
+
+[[noreturn]] void fail_at(const std::filesystem::path& file, std::string_view text,
+                          std::size_t offset, std::string message) {
+  throw InvalidSettings(
+      {Diagnostic{Severity::error, file, location_of(text, offset), "", std::move(message)}});
+}
+
+std::string mebibytes(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 }  // namespace
 
@@ -202,12 +268,23 @@ Location location_of(std::string_view text, std::size_t offset) {
 }
 
 ParsedText parse_settings_text(std::string_view text, const std::filesystem::path& file) {
+  if (text.size() > kMaxSettingsFileBytes) {
+    fail_at(file, text, kMaxSettingsFileBytes,
+            "the file is larger than " + mebibytes(kMaxSettingsFileBytes) +
+                ", the limit for a settings file (it goes on past here); settings need a few "
+                "KiB. Remove what does not belong in it");
+  }
   const std::string normalised = blank_comments_and_trailing_commas(text);
   if (std::all_of(normalised.begin(), normalised.end(), is_space)) {
-    throw InvalidSettings({Diagnostic{Severity::error, file, location_of(text, text.size()), "",
-                                      "the file is empty; expected a JSON object. An empty "
-                                      "settings file is an error, not \"no settings\": write "
-                                      "{} to mean no settings"}});
+    fail_at(file, text, text.size(),
+            "the file is empty; expected a JSON object. An empty settings file is an error, not "
+            "\"no settings\": write {} to mean no settings");
+  }
+  if (const auto offset = first_too_deep(normalised)) {
+    fail_at(file, text, *offset,
+            "objects and arrays are nested more than " + std::to_string(kMaxNestingDepth) +
+                " levels deep here, the limit for a settings file; settings need a few levels. "
+                "Flatten the document");
   }
   ParsedText parsed;
   try {
@@ -224,11 +301,27 @@ ParsedText parse_settings_text(std::string_view text, const std::filesystem::pat
     if (offset >= text.size()) {
       what = "the document ends early (truncated?): " + what;
     }
-    throw InvalidSettings({Diagnostic{Severity::error, file, location_of(text, offset), "",
-                                      "not valid JSON: " + what}});
+    fail_at(file, text, offset, "not valid JSON: " + what);
+  } catch (const nlohmann::json::out_of_range&) {
+    // A number too large for a double (1e999). The parser's exception
+    // carries no position, so the number is looked for again.
+    const auto number = first_overflowing_number(normalised);
+    fail_at(file, text, number ? number->first : 0,
+            "the number " + (number ? number->second + " " : std::string()) +
+                "is out of range: larger than a double can hold (about 1.8e308). Write a "
+                "smaller number");
   }
   LocationScanner scanner(normalised, parsed.locations);
-  scanner.scan();
+  try {
+    scanner.scan();
+  } catch (const KeyPathsTooLong& e) {
+    fail_at(file, text, e.offset,
+            "the key paths of the values up to here add up to more than " +
+                mebibytes(kMaxKeyPathBytes) +
+                ", the limit for a settings file (each value is named by its whole key path, "
+                "so long keys above many values cost their length once per value). Shorten "
+                "the keys");
+  }
   if (!scanner.duplicates().empty()) {
     std::vector<Diagnostic> diagnostics;
     for (const auto& d : scanner.duplicates()) {

@@ -22,6 +22,15 @@ KeyPath parse_pointer(std::string_view text) {
   return path;
 }
 
+// In the dotted spelling a backslash escapes a dot, a backslash, and a
+// slash at the very start (which would otherwise make the text a JSON
+// pointer); before anything else it stands for itself.
+bool is_escape(std::string_view text, std::size_t i) {
+  if (text[i] != '\\' || i + 1 >= text.size()) return false;
+  const char next = text[i + 1];
+  return next == '.' || next == '\\' || (next == '/' && i == 0);
+}
+
 }  // namespace
 
 KeyPath parse_key_path(std::string_view text) {
@@ -30,8 +39,8 @@ KeyPath parse_key_path(std::string_view text) {
   if (text.front() != '/') {
     std::string segment;
     for (std::size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '.') {
-        segment += '.';
+      if (is_escape(text, i)) {
+        segment += text[i + 1];
         ++i;
       } else if (text[i] == '.') {
         path.push_back(std::move(segment));
@@ -53,10 +62,19 @@ KeyPath parse_key_path(std::string_view text) {
 
 std::string to_dotted(const KeyPath& path) {
   std::string out;
-  for (const auto& segment : path) {
-    if (!out.empty()) out += '.';
-    for (char c : segment) {
-      if (c == '.') out += '\\';
+  for (std::size_t s = 0; s < path.size(); ++s) {
+    if (s > 0) out += '.';
+    const std::string& segment = path[s];
+    for (std::size_t i = 0; i < segment.size(); ++i) {
+      // What follows this character in the spelling: the next one of the
+      // key, or the separator. A backslash is escaped only where it would
+      // otherwise escape what follows (see is_escape).
+      const char c = segment[i];
+      const char next = i + 1 < segment.size() ? segment[i + 1] : s + 1 < path.size() ? '.' : '\0';
+      const bool at_start = out.empty();
+      const bool escape = c == '.' || (c == '/' && at_start) ||
+                          (c == '\\' && (next == '.' || next == '\\' || (next == '/' && at_start)));
+      if (escape) out += '\\';
       out += c;
     }
   }

@@ -1,8 +1,11 @@
 // Key paths name a value inside a settings document.
 //
 // Two spellings are accepted: dotted ("tools.executionSandbox.network", with
-// "\." for a dot inside a key, so "tools.executionSandbox.filesystem./code/\.git")
-// and JSON pointer ("/tools/executionSandbox/filesystem/~1code~1.git").
+// "\." for a dot inside a key, so "tools.executionSandbox.filesystem./code/\.git",
+// "\\" for a backslash before a dot or a backslash, and "\/" for a slash
+// that starts the path; any other backslash stands for itself) and JSON
+// pointer
+// ("/tools/executionSandbox/filesystem/~1code~1.git").
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,7 +20,8 @@ using KeyPath = std::vector<std::string>;
 // Throws UsageError for an empty path or an empty segment.
 KeyPath parse_key_path(std::string_view text);
 
-// Dotted spelling, escaping dots inside keys.
+// Dotted spelling, escaping dots inside keys (and backslashes where they
+// would escape what follows); parse_key_path reads it back.
 std::string to_dotted(const KeyPath& path);
 std::string to_pointer(const KeyPath& path);
 // One key escaped for a JSON pointer (RFC 6901: "~" → "~0", "/" → "~1").

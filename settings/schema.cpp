@@ -16,9 +16,10 @@ constexpr const char* kSchemaText = R"json({
   "type": "object",
   "properties": {
     "$revision": {
-      "description": "Save counter maintained by holdfast; each save increments it. Do not edit by hand.",
+      "description": "Save counter maintained by holdfast; each save increments it, up to 2^53 - 1 (a save there is refused, never wrapped). Do not edit by hand.",
       "type": "integer",
-      "minimum": 0
+      "minimum": 0,
+      "maximum": 9007199254740991
     },
     "tools": {
       "type": "object",

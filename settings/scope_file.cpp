@@ -10,6 +10,19 @@
 
 namespace holdfast::settings {
 
+namespace {
+
+std::string file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "of an unknown kind";
+}
+
+}  // namespace
+
 bool FileIdentity::operator==(const FileIdentity& other) const {
   return device == other.device && inode == other.inode && size == other.size &&
          mtime.tv_sec == other.mtime.tv_sec && mtime.tv_nsec == other.mtime.tv_nsec &&
@@ -32,10 +45,14 @@ ScopeFile detail::read_scope_file_once(Scope scope, const std::filesystem::path&
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw_errno("cannot stat settings file", path);
   if (!S_ISREG(st.st_mode)) {
-    throw SystemError("settings file is not a regular file:", path, EINVAL);
+    throw SystemError("cannot read settings file", path,
+                      "it is " + file_kind(st.st_mode) +
+                          ", not a regular file; a settings file must be a regular file "
+                          "(replace it with one, or remove it)");
   }
   file.exists = true;
-  file.bytes = read_all(fd.get(), path);
+  // One byte past the limit is enough to know the file is too large.
+  file.bytes = read_all(fd.get(), path, kMaxSettingsFileBytes + 1);
   file.identity.device = st.st_dev;
   file.identity.inode = st.st_ino;
   file.identity.size = st.st_size;

@@ -47,6 +47,11 @@ struct ScopeFile {
 
 // The key that holds a scope file's save counter.
 inline constexpr const char* kRevisionKey = "$revision";
+// The highest revision: 2^53 - 1, the largest integer that every JSON reader
+// holds exactly (a browser's numbers are doubles). The schema says so, a
+// file with a higher one is invalid, and a save at this revision is refused
+// rather than wrapped to 0, where it could match a stale expectation.
+inline constexpr std::uint64_t kMaxRevision = (std::uint64_t{1} << 53) - 1;
 
 namespace detail {
 // One open and read of `path`, believed as found: a missing file reads as
@@ -54,9 +59,11 @@ namespace detail {
 // the middle of someone's save reads as missing here. Read settings with
 // take_snapshot() or read_scope_settled() (settings/snapshot.hpp); only the
 // snapshot reader, and tests that check the bytes on disk, call this.
-// A file that is unreadable for another reason throws SystemError. Parse
-// and schema problems are recorded in `diagnostics`, never thrown and never
-// repaired.
+// A file that is unreadable for another reason, or is not a regular file,
+// throws SystemError. Parse and schema problems are recorded in
+// `diagnostics`, never thrown and never repaired. A file larger than
+// kMaxSettingsFileBytes is read only one byte past the limit (`bytes` holds
+// that much) and is invalid.
 ScopeFile read_scope_file_once(Scope scope, const std::filesystem::path& path);
 }  // namespace detail
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <iostream>
 #include <mutex>
@@ -58,15 +59,16 @@ nlohmann::json parse_value_argument(const std::string& text) {
   }
 }
 
-std::optional<std::uint64_t> revision_option(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const auto value = std::stoull(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  throw UsageError("--if-revision needs a non-negative integer, found \"" + text + "\"");
+// The value of --if-revision when it was given. Digits only: std::stoull
+// alone would take "-1" for 18446744073709551615 and " 1" for 1.
+std::optional<std::uint64_t> revision_option(const CLI::Option* option, const std::string& text) {
+  if (option->count() == 0) return std::nullopt;
+  const bool digits =
+      !text.empty() && text.size() <= 16 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits && std::stoull(text) <= kMaxRevision) return std::stoull(text);
+  throw UsageError("--if-revision needs a revision number, an integer from 0 to " +
+                   std::to_string(kMaxRevision) + "; found \"" + text + "\"");
 }
 
 // The origin of `key` in the effective settings: the scope of the key itself,
@@ -126,12 +128,12 @@ int cmd_get(const CommonOptions& options, const std::string& key_text) {
 }
 
 int cmd_set(const CommonOptions& options, const std::string& key_text,
-            const std::string& value_text, const std::string& if_revision) {
+            const std::string& value_text, std::optional<std::uint64_t> if_revision) {
   Store store(paths_for(options));
   const Scope scope = scope_for(options, Scope::user);
   const SaveResult saved =
       store.set(scope, parse_key_path(key_text), parse_value_argument(value_text),
-                Expectation{revision_option(if_revision), std::nullopt});
+                Expectation{if_revision, std::nullopt});
   if (options.json) {
     std::cout << nlohmann::json{{"path", saved.path.string()}, {"revision", saved.revision}}.dump()
               << "\n";
@@ -140,11 +142,11 @@ int cmd_set(const CommonOptions& options, const std::string& key_text,
 }
 
 int cmd_unset(const CommonOptions& options, const std::string& key_text,
-              const std::string& if_revision) {
+              std::optional<std::uint64_t> if_revision) {
   Store store(paths_for(options));
   const Scope scope = scope_for(options, Scope::user);
-  const SaveResult saved = store.unset(scope, parse_key_path(key_text),
-                                       Expectation{revision_option(if_revision), std::nullopt});
+  const SaveResult saved =
+      store.unset(scope, parse_key_path(key_text), Expectation{if_revision, std::nullopt});
   if (options.json) {
     std::cout << nlohmann::json{{"path", saved.path.string()}, {"revision", saved.revision}}.dump()
               << "\n";
@@ -369,23 +371,29 @@ CLI::App* add_settings_cli(CLI::App& app, int& exit_code) {
 
   auto* set = settings->add_subcommand("set", "Set a key to a JSON value, durably and atomically");
   add_scope_options(set, *options, "Scope to change (default: user)");
-  set->add_option("--if-revision", *if_revision,
-                  "Only save if the file is still at this revision (else exit 3)");
+  auto* set_if_revision =
+      set->add_option("--if-revision", *if_revision,
+                      "Only save if the file is still at this revision (else exit 3)");
   set->add_flag("--json", options->json, "Print the saved path and new revision as JSON");
   set->add_option("KEY", *key, "Key path")->required();
   set->add_option("JSON", *value, "The new value as JSON, e.g. '\"closed\"' or 'true'")->required();
   set->callback([=, &exit_code] {
-    exit_code = run_settings_command([&] { return cmd_set(*options, *key, *value, *if_revision); });
+    exit_code = run_settings_command([&] {
+      return cmd_set(*options, *key, *value, revision_option(set_if_revision, *if_revision));
+    });
   });
 
   auto* unset = settings->add_subcommand("unset", "Remove a key, durably and atomically");
   add_scope_options(unset, *options, "Scope to change (default: user)");
-  unset->add_option("--if-revision", *if_revision,
-                    "Only save if the file is still at this revision (else exit 3)");
+  auto* unset_if_revision =
+      unset->add_option("--if-revision", *if_revision,
+                        "Only save if the file is still at this revision (else exit 3)");
   unset->add_flag("--json", options->json, "Print the saved path and new revision as JSON");
   unset->add_option("KEY", *key, "Key path")->required();
   unset->callback([=, &exit_code] {
-    exit_code = run_settings_command([&] { return cmd_unset(*options, *key, *if_revision); });
+    exit_code = run_settings_command([&] {
+      return cmd_unset(*options, *key, revision_option(unset_if_revision, *if_revision));
+    });
   });
 
   auto* show = settings->add_subcommand("show", "Print the effective settings, or one scope");

@@ -76,6 +76,17 @@ SaveResult Store::update(Scope scope, const std::function<void(nlohmann::json&)>
     throw InvalidSettings(std::move(diagnostics));
   }
   check_expectation(current, expected);
+  if (current.revision >= kMaxRevision) {
+    // Wrapping to 0 could make a stale expectation match again.
+    const auto at = current.locations.find(std::string("/") + kRevisionKey);
+    throw InvalidSettings({Diagnostic{
+        Severity::error, path, at == current.locations.end() ? Location{} : at->second,
+        kRevisionKey,
+        "the save counter is at its maximum, " + std::to_string(kMaxRevision) +
+            ", and a save would have to wrap it; nothing was saved. To save again, set "
+            "\"$revision\" to 0 by hand (a program that expects the old revision then gets "
+            "a conflict and reads the file again)"}});
+  }
 
   nlohmann::json document = current.document;
   mutate(document);

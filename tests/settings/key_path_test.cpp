@@ -21,8 +21,25 @@ TEST(KeyPath, BackslashDotIsADotInsideAKey) {
   EXPECT_EQ(parse_key_path("tools.executionSandbox.filesystem./code/\\.git"),
             (KeyPath{"tools", "executionSandbox", "filesystem", "/code/.git"}));
   EXPECT_EQ(parse_key_path("a\\.b\\.c"), (KeyPath{"a.b.c"}));
-  // A backslash not before a dot is kept as it is.
+  // A backslash before any other character is kept as it is.
   EXPECT_EQ(parse_key_path("a\\b.c"), (KeyPath{"a\\b", "c"}));
+}
+
+TEST(KeyPath, BackslashBeforeADotOrABackslashIsEscapedByABackslash) {
+  EXPECT_EQ(parse_key_path("a\\\\.b"), (KeyPath{"a\\", "b"}));
+  EXPECT_EQ(parse_key_path("a\\\\\\.b"), (KeyPath{"a\\.b"}));
+  // Keys that end in a backslash, or hold one before a dot (found by
+  // fuzz/key_path.cpp: the dotted spelling read back as other keys).
+  for (const KeyPath& path :
+       {KeyPath{"toolsa\\", "exec\\.u\\t"}, KeyPath{"\\", "\\\\", "x"}, KeyPath{"a\\b", "c\\"},
+        KeyPath{"\\."}, KeyPath{"/x", "/y"}, KeyPath{"\\/x"}, KeyPath{"\\"}}) {
+    EXPECT_EQ(parse_key_path(to_dotted(path)), path) << to_dotted(path);
+    EXPECT_EQ(pointer_to_dotted(to_pointer(path)), to_dotted(path));
+  }
+  EXPECT_EQ(to_dotted({"a\\b", "c"}), "a\\b.c");  // no escape where none is needed
+  // A first key that starts with a slash is not read as a JSON pointer.
+  EXPECT_EQ(to_dotted({"/x", "/y"}), "\\/x./y");
+  EXPECT_EQ(parse_key_path("\\/x./y"), (KeyPath{"/x", "/y"}));
 }
 
 TEST(KeyPath, JsonPointerWithEscapes) {
