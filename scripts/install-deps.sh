@@ -13,6 +13,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev hyperfine
   # run time: the sandbox itself, and tools the tests drive it with
   bubblewrap util-linux procps
+  # the Debian package: man pages from --help, and its checker
+  help2man lintian
 )
 
 missing=()
