@@ -15,6 +15,34 @@ struct Subcommand {
   CLI::App* (*add)(CLI::App&, int&);
 };
 
+// What `holdfast` alone prints: the three things most people come for, each
+// as a command they can paste, before the list of subcommands. A bare
+// `holdfast` is still a usage error (exit 2), so a script that forgot its
+// subcommand fails; the guide goes to stdout, where a person reads it.
+constexpr std::string_view kGuide =
+    "holdfast: durable settings and confined command launches\n"
+    "\n"
+    "Most people do one of three things:\n"
+    "\n"
+    "  holdfast run -- bash\n"
+    "      Start a shell (or any command) confined to the current directory.\n"
+    "      With no policy set, the built-in default applies: it may write the\n"
+    "      current directory, read the rest, and has no network.\n"
+    "\n"
+    "  holdfast run --explain -- bash\n"
+    "      See what it may read, write and reach, and which settings file\n"
+    "      each part came from, without starting it.\n"
+    "\n"
+    "  holdfast settings set tools.executionSandbox.filesystem '\"read-only\"'\n"
+    "      Set a policy in your user settings. The save is atomic; the next\n"
+    "      start (and --explain) uses it.\n"
+    "\n"
+    "Subcommands:";
+constexpr std::string_view kGuideEnd =
+    ". `holdfast --help` lists them,\n"
+    "`holdfast SUBCOMMAND --help` describes one, `holdfast doctor` checks this\n"
+    "machine.\n";
+
 constexpr Subcommand kSubcommands[] = {
     {"settings", holdfast::settings::add_settings_cli},
     {"check", holdfast::gatekeeper::add_check_cli},
@@ -25,6 +53,14 @@ constexpr Subcommand kSubcommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc <= 1) {
+    std::cout << kGuide;
+    for (const Subcommand& sub : kSubcommands) {
+      std::cout << (&sub == kSubcommands ? " " : ", ") << sub.name;
+    }
+    std::cout << kGuideEnd;
+    return 2;
+  }
   CLI::App app{"holdfast: durable settings and confined command launches"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "holdfast " HOLDFAST_VERSION);

@@ -16,6 +16,8 @@ packages=(
   # fuzzing (scripts/fuzz.sh): clang, its libFuzzer and sanitizer runtimes,
   # and llvm-symbolizer for readable crash reports
   clang-14 libclang-rt-14-dev llvm-14
+  # the Debian package: man pages from --help, and its checker
+  help2man lintian
 )
 
 missing=()

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Builds the Debian packages, lints them, installs them on this machine,
+# runs holdfast from the installed files, and removes them again:
+#   1. scripts/package.sh (CPack);
+#   2. lintian: no errors (warnings are listed);
+#   3. dpkg -i; `holdfast --version` is the package version, the man pages,
+#      completion and schema are in place;
+#   4. `holdfast doctor`, then confined commands in a temp workspace with
+#      temp settings and state directories: /bin/true runs, a write into
+#      the workspace works, a write outside it is refused;
+#   5. dpkg -r; every file the packages installed is gone.
+#
+#   bash scripts/package-check.sh [BUILD_DIR]     (as root; default: build)
+#
+# Refuses to run when holdfast is already installed from a package, so it
+# never replaces or removes an installation it did not make.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+started=$(date +%s)
+fail() {
+  echo "package-check: $*" >&2
+  exit 1
+}
+[ "$(id -u)" -eq 0 ] || fail "run as root: it installs the package with dpkg -i"
+for p in holdfast holdfast-dev; do
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+    fail "package $p is already installed; remove it (dpkg -r $p) to run this check"
+  fi
+done
+
+echo "== package-check: building the packages"
+mapfile -t debs < <(bash scripts/package.sh "$build" | grep '\.deb$')
+runtime_deb=$(printf '%s\n' "${debs[@]}" | grep '/holdfast_[^/]*_amd64\.deb$') ||
+  fail "no holdfast_VERSION_amd64.deb among: ${debs[*]}"
+dev_deb=$(printf '%s\n' "${debs[@]}" | grep '/holdfast-dev_[^/]*_amd64\.deb$') ||
+  fail "no holdfast-dev_VERSION_amd64.deb among: ${debs[*]}"
+version=$(dpkg-deb -f "$runtime_deb" Version)
+echo "package-check: $runtime_deb, $dev_deb (version $version)"
+dpkg-deb -f "$runtime_deb" Depends | grep -qw bubblewrap || fail "the package does not depend on bubblewrap"
+
+# lintian takes most of this script's time: it runs while the packages are
+# installed and tried, and its verdict is read at the end.
+echo "== package-check: lintian (in the background)"
+work=$(mktemp -d)
+lintian --tag-display-limit 0 "$runtime_deb" "$dev_deb" > "$work/lintian" 2>&1 &
+lintian_pid=$!
+
+echo "== package-check: dpkg -i"
+installed=0
+cleanup() {
+  kill "$lintian_pid" 2> /dev/null || true
+  wait "$lintian_pid" 2> /dev/null || true
+  if [ "$installed" -eq 1 ]; then dpkg -r holdfast-dev holdfast > /dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+dpkg -i "$runtime_deb" "$dev_deb"
+installed=1
+dpkg -L holdfast holdfast-dev | sort -u > "$work/files"
+
+[ "$(/usr/bin/holdfast --version)" = "holdfast $version" ] ||
+  fail "/usr/bin/holdfast --version says '$(/usr/bin/holdfast --version)', the package is $version"
+for f in /usr/bin/holdfast /usr/bin/holdfast-race /usr/share/holdfast/settings.schema.json \
+  /usr/share/bash-completion/completions/holdfast /usr/share/doc/holdfast/copyright \
+  /usr/share/doc/holdfast/changelog.gz /usr/share/man/man1/holdfast.1.gz \
+  /usr/share/man/man1/holdfast-settings.1.gz /usr/share/man/man1/holdfast-check.1.gz \
+  /usr/share/man/man1/holdfast-run.1.gz /usr/share/man/man1/holdfast-doctor.1.gz \
+  /usr/share/man/man1/holdfast-race.1.gz /usr/include/holdfast/settings/store.hpp \
+  /usr/lib/cmake/holdfast/holdfastConfig.cmake /usr/lib/libholdfast_settings.a; do
+  [ -e "$f" ] || fail "$f is not installed"
+done
+cmp -s /usr/share/holdfast/settings.schema.json <(/usr/bin/holdfast settings schema) ||
+  fail "the installed schema differs from what the installed holdfast prints"
+
+echo "== package-check: holdfast doctor and confined commands from the installed files"
+mkdir -p "$work/config" "$work/state" "$work/system" "$work/workspace" "$work/outside"
+export HOLDFAST_CONFIG_DIR=$work/config HOLDFAST_STATE_DIR=$work/state
+export HOLDFAST_SYSTEM_DIR=$work/system XDG_STATE_HOME=$work/state
+cd "$work/workspace"
+/usr/bin/holdfast doctor || fail "holdfast doctor says this machine cannot launch (above)"
+/usr/bin/holdfast run -- /bin/true || fail "holdfast run -- /bin/true failed"
+/usr/bin/holdfast run -- /bin/sh -c 'echo inside > written' ||
+  fail "a confined write into the workspace failed"
+[ "$(cat written)" = inside ] || fail "the confined write into the workspace did not land"
+if /usr/bin/holdfast run -- /bin/sh -c "echo outside > '$work/outside/written'" 2> /dev/null; then
+  fail "a confined command wrote outside its workspace"
+fi
+[ ! -e "$work/outside/written" ] || fail "a file appeared outside the workspace"
+cd - > /dev/null
+
+echo "== package-check: dpkg -r"
+dpkg -r holdfast-dev holdfast
+installed=0
+left=()
+while read -r f; do
+  # Directories shared with other packages (/usr, /usr/bin, ...) stay.
+  [ -e "$f" ] && [ ! -d "$f" ] && left+=("$f")
+done < "$work/files"
+((${#left[@]} == 0)) || fail "files left after dpkg -r: ${left[*]}"
+for d in /usr/share/holdfast /usr/include/holdfast /usr/share/doc/holdfast; do
+  [ ! -e "$d" ] || fail "$d is left after dpkg -r"
+done
+echo "== package-check: lintian"
+wait "$lintian_pid" || true
+# (lintian's own note that it runs as root is not about the packages.)
+lint=$(grep -v '^running with root' "$work/lintian" || true)
+[ -z "$lint" ] || printf '%s\n' "$lint"
+if grep -q '^E: ' <<< "$lint"; then
+  fail "lintian reports errors (E: above)"
+fi
+echo "package-check: lintian: no errors, $(grep -c '^W: ' <<< "$lint" || true) warnings"
+echo "package-check: passed in $(($(date +%s) - started)) s"
