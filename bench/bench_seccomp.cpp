@@ -12,8 +12,10 @@ namespace {
 
 using holdfast::seccomp::FilterOptions;
 
+// Arguments: network closed (0/1), unix sockets (0 allow, 1 pairs, 2 deny).
 FilterOptions options_for(const benchmark::State& state) {
-  return FilterOptions{state.range(0) != 0, state.range(1) != 0};
+  return FilterOptions{state.range(0) != 0,
+                       static_cast<holdfast::seccomp::UnixSockets>(state.range(1))};
 }
 
 void BM_BuildFilter(benchmark::State& state) {
@@ -23,11 +25,7 @@ void BM_BuildFilter(benchmark::State& state) {
     benchmark::DoNotOptimize(filter.get());
   }
 }
-BENCHMARK(BM_BuildFilter)
-    ->ArgNames({"closed", "deny_unix"})
-    ->Args({1, 0})
-    ->Args({0, 0})
-    ->Args({1, 1});
+BENCHMARK(BM_BuildFilter)->ArgNames({"closed", "unix"})->Args({1, 1})->Args({0, 0})->Args({1, 2});
 
 void BM_ExportToMemfd(benchmark::State& state) {
   const auto filter = holdfast::seccomp::build_filter(options_for(state));
@@ -36,7 +34,7 @@ void BM_ExportToMemfd(benchmark::State& state) {
     benchmark::DoNotOptimize(fd.get());
   }
 }
-BENCHMARK(BM_ExportToMemfd)->ArgNames({"closed", "deny_unix"})->Args({1, 0});
+BENCHMARK(BM_ExportToMemfd)->ArgNames({"closed", "unix"})->Args({1, 1});
 
 void BM_BuildAndExport(benchmark::State& state) {
   const FilterOptions options = options_for(state);
@@ -50,10 +48,10 @@ void BM_BuildAndExport(benchmark::State& state) {
   state.counters["bpf_instructions"] = static_cast<double>(instructions);
 }
 BENCHMARK(BM_BuildAndExport)
-    ->ArgNames({"closed", "deny_unix"})
-    ->Args({1, 0})
+    ->ArgNames({"closed", "unix"})
+    ->Args({1, 1})
     ->Args({0, 0})
-    ->Args({1, 1});
+    ->Args({1, 2});
 
 void BM_BakedProgramToMemfd(benchmark::State& state) {
   const FilterOptions options = options_for(state);
@@ -64,7 +62,7 @@ void BM_BakedProgramToMemfd(benchmark::State& state) {
   }
   state.counters["baked"] = holdfast::seccomp::program_for(options).baked ? 1 : 0;
 }
-BENCHMARK(BM_BakedProgramToMemfd)->ArgNames({"closed", "deny_unix"})->Args({1, 0});
+BENCHMARK(BM_BakedProgramToMemfd)->ArgNames({"closed", "unix"})->Args({1, 1});
 
 }  // namespace
 BENCHMARK_MAIN();

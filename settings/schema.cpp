@@ -50,9 +50,40 @@ constexpr const char* kSchemaText = R"json({
               "enum": ["auto", "bwrap"]
             },
             "unixSockets": {
-              "description": "deny: creating AF_UNIX sockets inside the sandbox is refused.",
+              "description": "allow: any AF_UNIX socket, so every host Unix socket the filesystem policy shows is reachable (an explicit opt-in). pairs: only connected pairs (socketpair), no host socket. deny: none. Default: pairs with the network closed, allow with it open.",
               "type": "string",
-              "enum": ["allow", "deny"]
+              "enum": ["allow", "pairs", "deny"]
+            },
+            "limits": {
+              "description": "Bounds on what the command uses. Processes, memory and CPU time are not limited unless set (the caller's own limits apply).",
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "tmpfsMiB": {
+                  "description": "Size of each private tmpfs (/tmp, /dev/shm) in MiB. Default 1024.",
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1073741824
+                },
+                "processes": {
+                  "description": "RLIMIT_NPROC: at most this many processes and threads of the caller's user on the whole host, the sandbox's included. Refused for a launch as root (the kernel exempts uid 0).",
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 4194304
+                },
+                "memoryMiB": {
+                  "description": "RLIMIT_DATA per process, in MiB: heap and private writable mappings.",
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 1073741824
+                },
+                "cpuSeconds": {
+                  "description": "RLIMIT_CPU per process: CPU seconds, then SIGKILL.",
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 2147483648
+                }
+              }
             }
           }
         }

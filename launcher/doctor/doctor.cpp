@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -296,6 +298,88 @@ std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths) {
   return findings;
 }
 
+Finding check_unix_sockets(const sandbox::Policy& policy) {
+  Finding f{"unix-sockets", Verdict::ok, "", ""};
+  const std::string setting =
+      "unixSockets: " + std::string(sandbox::unix_sockets_name(policy.unix_sockets)) +
+      (policy.unix_sockets_origin ? "" : " (the default for the network)");
+  if (policy.unix_sockets != sandbox::UnixSockets::allow) {
+    f.summary = setting + ": no host Unix socket is reachable from inside" +
+                (policy.unix_sockets == sandbox::UnixSockets::pairs
+                     ? "; socketpair() still gives the command connected pairs"
+                     : "");
+    return f;
+  }
+  // The sockets that matter most when reachable, where they usually are.
+  std::vector<std::string> candidates = {"/run/docker.sock",
+                                         "/var/run/docker.sock",
+                                         "/run/containerd/containerd.sock",
+                                         "/run/podman/podman.sock",
+                                         "/run/dbus/system_bus_socket",
+                                         "/run/systemd/private",
+                                         "/run/systemd/journal/socket"};
+  const std::string runtime = "/run/user/" + std::to_string(::getuid());
+  for (const char* name : {"/bus", "/docker.sock", "/podman/podman.sock", "/gnupg/S.gpg-agent"}) {
+    candidates.push_back(runtime + name);
+  }
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): read once
+  if (const char* agent = std::getenv("SSH_AUTH_SOCK"); agent != nullptr && *agent == '/') {
+    candidates.emplace_back(agent);
+  }
+  std::string found;
+  for (const auto& path : candidates) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) found += " " + path;
+  }
+  f.verdict = Verdict::warning;
+  f.summary = setting +
+              ": every host Unix socket the filesystem policy lets the command see is "
+              "reachable" +
+              (found.empty() ? std::string(" (none of the well-known ones exists here)")
+                             : "; among them:" + found) +
+              (policy.network == sandbox::Network::open ? "; with the network open, the host's "
+                                                          "abstract sockets too"
+                                                        : "");
+  f.advice =
+      "leave unixSockets unset (or \"pairs\") unless the command must talk to a host "
+      "service, and deny the directories of the sockets it must not reach";
+  return f;
+}
+
+Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid) {
+  Finding f{"confinement", Verdict::ok, "", ""};
+  f.summary =
+      "every launch: read-only /proc, read-only /dev but for /dev/pts and a " +
+      std::to_string(policy.limits.tmpfs_mib) + " MiB /dev/shm, a " +
+      std::to_string(policy.limits.tmpfs_mib) +
+      " MiB private /tmp, nosuid mounts, no set-user-ID or set-group-ID mode bits, bubblewrap "
+      "started with the command's environment only";
+  f.summary += "; processes " +
+               (policy.limits.processes ? std::to_string(*policy.limits.processes)
+                                        : std::string("not limited by the policy")) +
+               ", memory per process " +
+               (policy.limits.memory_mib ? std::to_string(*policy.limits.memory_mib) + " MiB"
+                                         : std::string("not limited")) +
+               ", CPU time per process " +
+               (policy.limits.cpu_seconds ? std::to_string(*policy.limits.cpu_seconds) + " s"
+                                          : std::string("not limited"));
+  if (caller_uid == 0) {
+    f.verdict = Verdict::warning;
+    f.summary +=
+        "; you are root: inside, the command is the host's uid 0 without capabilities, "
+        "the owner of every root-owned file a writable mount shows";
+    f.advice = "run holdfast as an unprivileged user where you can";
+    if (policy.limits.processes) {
+      f.verdict = Verdict::fatal;
+      f.summary += "; limits.processes cannot be enforced for root (the kernel exempts uid 0)";
+      f.advice =
+          "run holdfast as an unprivileged user, or remove limits.processes and bound "
+          "processes with a cgroup (systemd-run --scope -p TasksMax=N holdfast run ...)";
+    }
+  }
+  return f;
+}
+
 bool Report::launch_possible() const {
   for (const auto& f : findings) {
     if (f.verdict == Verdict::fatal) return false;
@@ -334,6 +418,17 @@ Report examine_host(const settings::ScopePaths& paths) {
   report.findings.push_back(check_apparmor_userns());
   report.findings.push_back(check_landlock());
   for (auto& f : check_settings_scopes(paths)) report.findings.push_back(std::move(f));
+  // The effective policy, when the settings can be read (their findings say
+  // why not otherwise).
+  try {
+    const auto policy = sandbox::policy_from_settings(settings::take_snapshot(paths).effective);
+    report.findings.push_back(check_unix_sockets(policy));
+    report.findings.push_back(check_confinement(policy, ::getuid()));
+  } catch (const std::exception& e) {
+    report.findings.push_back({"policy", Verdict::fatal,
+                               std::string("the effective policy cannot be read: ") + e.what(),
+                               "see the settings findings; holdfast settings validate"});
+  }
   return report;
 }
 

@@ -15,7 +15,8 @@ std::vector<std::string> mount_destinations(const std::vector<std::string>& argv
   // Options that take arguments which are not destinations (skip them).
   static const std::map<std::string, int> kOthers = {
       {"--setenv", 2}, {"--perms", 1},   {"--chdir", 1},      {"--seccomp", 1}, {"--cap-drop", 1},
-      {"--chmod", 2},  {"--symlink", 2}, {"--remount-ro", 1}, {"--proc", 1},    {"--dev", 1}};
+      {"--chmod", 2},  {"--symlink", 2}, {"--remount-ro", 1}, {"--proc", 1},    {"--dev", 1},
+      {"--size", 1}};
   std::vector<std::string> out;
   for (std::size_t i = 1; i < argv.size() && argv[i] != "--"; ++i) {
     if (const auto m = kMounts.find(argv[i]); m != kMounts.end()) {

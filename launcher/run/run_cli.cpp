@@ -14,6 +14,7 @@
 #include "launcher/run/launch_record.hpp"
 #include "launcher/run/mount_points.hpp"
 #include "launcher/run/supervise.hpp"
+#include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/explain.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "launcher/seccomp/filter.hpp"
@@ -213,6 +214,12 @@ int run(const RunOptions& options) {
   supervise_request.bwrap_path = plan.argv.front();
   supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
   supervise_request.inherited_fds = plan.inherited_fds();
+  supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
+  try {
+    supervise_request.limits = resource_limits(plan.policy.limits, ::getuid());
+  } catch (const std::exception&) {
+    return refuse(failure_message(std::current_exception()));
+  }
   if (options.timeout_seconds > 0) {
     supervise_request.timeout =
         std::chrono::milliseconds(static_cast<long>(options.timeout_seconds * 1000));

@@ -5,11 +5,13 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -18,6 +20,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "launcher/sandbox/refusal.hpp"
 #include "settings/errors.hpp"
 #include "settings/fd.hpp"
 
@@ -79,10 +82,21 @@ class BlockedSignals {
 // the child allocates nothing.
 struct ExecRequest {
   const std::vector<char*>* argv;
+  const std::vector<char*>* envp;
   const std::vector<int>* keep;
+  const std::vector<ResourceLimit>* limits;
   sigset_t mask;
   pid_t parent;
 };
+
+// Says why the child cannot go on and returns the refusal status. Only
+// write(2): safe between clone and exec.
+int child_failure(const char* message, std::size_t length) {
+  if (::write(2, message, length) < 0) {
+    // nothing more can be said
+  }
+  return kExitRefused;
+}
 
 // In the child: make exactly `keep` inheritable, restore the signal mask,
 // tie bwrap's life to ours, exec. Only async-signal-safe calls, and no
@@ -99,12 +113,16 @@ int exec_bwrap(void* raw) {
     const int flags = ::fcntl(fd, F_GETFD);
     if (flags < 0 || ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) != 0) return kExitRefused;
   }
-  ::execv((*request.argv)[0], request.argv->data());
-  static constexpr char kMessage[] = "holdfast: cannot execute bwrap\n";
-  if (::write(2, kMessage, sizeof kMessage - 1) < 0) {
-    // nothing more can be said
+  for (const ResourceLimit& limit : *request.limits) {
+    const rlimit value{limit.value, limit.value};
+    if (::setrlimit(limit.resource, &value) != 0) {
+      static constexpr char kMessage[] = "holdfast: cannot set the policy's resource limits\n";
+      return child_failure(kMessage, sizeof kMessage - 1);
+    }
   }
-  return kExitRefused;
+  ::execve((*request.argv)[0], request.argv->data(), request.envp->data());
+  static constexpr char kMessage[] = "holdfast: cannot execute bwrap\n";
+  return child_failure(kMessage, sizeof kMessage - 1);
 }
 
 // Starts bwrap the way posix_spawn starts a program: clone(CLONE_VM |
@@ -190,12 +208,25 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
+  std::vector<std::string> environment = request.environment;
+  std::vector<char*> envp;
+  for (auto& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
   std::vector<int> keep = request.inherited_fds;
   keep.push_back(info.write_end.get());
   keep.push_back(status.write_end.get());
+  // A caller whose own hard limit is lower keeps it: raising a hard limit
+  // needs privilege, and the lower bound is the stricter one anyway.
+  std::vector<ResourceLimit> limits = request.limits;
+  for (ResourceLimit& limit : limits) {
+    rlimit current{};
+    if (::getrlimit(limit.resource, &current) == 0 && current.rlim_max != RLIM_INFINITY) {
+      limit.value = std::min<std::uint64_t>(limit.value, current.rlim_max);
+    }
+  }
 
   const auto spawned_at = Clock::now();
-  ExecRequest exec_request{&argv, &keep, signals.previous(), ::getpid()};
+  ExecRequest exec_request{&argv, &envp, &keep, &limits, signals.previous(), ::getpid()};
   const pid_t bwrap = spawn_bwrap(exec_request);
   if (bwrap < 0) throw SystemError("cannot start a process for", request.bwrap_path, errno);
   // Only bwrap holds the write ends now: EOF on them means bwrap is done.
@@ -290,6 +321,34 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   const std::string status_text = read_available(status.read_end.get(), status_closed);
   outcome.command_status = exit_code_from_status(status_text);
   return outcome;
+}
+
+std::vector<ResourceLimit> resource_limits(const sandbox::Limits& limits, uid_t caller_uid) {
+  constexpr std::uint64_t kMiB = 1024 * 1024;
+  std::vector<ResourceLimit> out;
+  if (limits.processes) {
+    if (caller_uid == 0) {
+      throw sandbox::Refused({sandbox::Refusal{
+          "limit-not-enforceable", "tools.executionSandbox.limits.processes", "",
+          "the kernel does not apply a process limit (RLIMIT_NPROC) to uid 0, so the policy's "
+          "limits.processes would not hold for a launch as root",
+          "run holdfast as an unprivileged user, or remove limits.processes and bound the "
+          "processes with a cgroup around holdfast (e.g. systemd-run --scope -p TasksMax=N "
+          "holdfast run ...)"}});
+    }
+    out.push_back({RLIMIT_NPROC, *limits.processes});
+  }
+  if (limits.memory_mib) out.push_back({RLIMIT_DATA, *limits.memory_mib * kMiB});
+  if (limits.cpu_seconds) out.push_back({RLIMIT_CPU, *limits.cpu_seconds});
+  return out;
+}
+
+std::vector<std::string> environment_entries(
+    const std::vector<std::pair<std::string, std::string>>& variables) {
+  std::vector<std::string> out;
+  out.reserve(variables.size());
+  for (const auto& [name, value] : variables) out.push_back(name + "=" + value);
+  return out;
 }
 
 int exit_status_of(const SuperviseOutcome& outcome) {

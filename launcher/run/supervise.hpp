@@ -9,19 +9,40 @@
 // failing to build the sandbox (no "exit-code" at all). Everything is
 // event driven: a signalfd, a pidfd and (until it names the sandbox's pid)
 // the info pipe in one poll(); the status pipe is read once bwrap exits.
+//
+// bwrap is started with exactly the command's environment and the policy's
+// resource limits, and inherits no descriptor but the ones named.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "launcher/sandbox/policy.hpp"
+
 namespace holdfast::launcher {
+
+// A resource limit set on bwrap before it starts (soft = hard, so nothing
+// inside can raise it); bwrap and everything inside inherit it.
+struct ResourceLimit {
+  int resource = 0;  // RLIMIT_*
+  std::uint64_t value = 0;
+  bool operator==(const ResourceLimit&) const = default;
+};
 
 struct SuperviseRequest {
   std::string bwrap_path;               // absolute path of the bwrap executable
   std::vector<std::string> bwrap_args;  // everything after argv[0], ending with "--", CMD...
+  // bwrap's whole environment, "NAME=VALUE" entries: the command's own
+  // (sandbox::command_environment), never holdfast's. bwrap's init is pid 1
+  // inside, and /proc/1/environ shows what bwrap was started with.
+  std::vector<std::string> environment;
+  std::vector<ResourceLimit> limits;
   // File descriptors bwrap must inherit (seccomp program, --ro-bind-data
   // sources); they keep their numbers. Every other descriptor is closed.
   std::vector<int> inherited_fds;
@@ -41,6 +62,16 @@ struct SuperviseOutcome {
   std::chrono::microseconds started_after{0};   // spawn → bwrap reported the sandbox up
   std::chrono::microseconds finished_after{0};  // spawn → bwrap exited
 };
+
+// The rlimits for the policy's limits. `caller_uid` is the real uid holdfast
+// runs as: the kernel does not apply RLIMIT_NPROC to uid 0, so a process
+// limit for root is refused (sandbox::Refused) rather than silently not
+// enforced.
+std::vector<ResourceLimit> resource_limits(const sandbox::Limits& limits, uid_t caller_uid);
+
+// "NAME=VALUE" entries for SuperviseRequest::environment.
+std::vector<std::string> environment_entries(
+    const std::vector<std::pair<std::string, std::string>>& variables);
 
 // Starts bwrap and waits for it. Throws launcher errors (SystemError) when
 // bwrap cannot be started at all.

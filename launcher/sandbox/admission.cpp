@@ -9,8 +9,43 @@ namespace holdfast::sandbox {
 
 namespace {
 
-constexpr std::string_view kSystemDirs[] = {"/proc", "/dev",  "/sys", "/etc",  "/usr",
-                                            "/bin",  "/sbin", "/lib", "/lib64"};
+// The system's own trees: a workspace may be neither inside one nor
+// contain one.
+constexpr std::string_view kSystemDirs[] = {"/proc",   "/dev",  "/sys", "/etc",   "/usr",
+                                            "/bin",    "/sbin", "/lib", "/lib32", "/lib64",
+                                            "/libx32", "/boot", "/efi"};
+
+// Directories that hold system state or other users' files as a whole.
+// Projects live below them (/var/tmp/build, /home/me/src, /srv/www/site),
+// so only the directory itself is refused — with `children`, each entry
+// directly inside it too (/home/other is someone's whole home, /run/user/N
+// a session's sockets and secrets) — and anything that contains it.
+struct SharedDir {
+  std::string_view path;
+  bool children;
+  std::string_view holds;
+};
+constexpr SharedDir kSharedDirs[] = {
+    {"/var", false, "system state"},
+    {"/var/lib", true, "the state of system services"},
+    {"/var/cache", false, "system caches"},
+    {"/var/log", false, "system logs"},
+    {"/var/spool", false, "queued mail and jobs of every user"},
+    {"/var/mail", false, "every user's mail"},
+    {"/var/tmp", false, "every user's temporary files"},
+    {"/var/home", true, "every user's home directory"},
+    {"/tmp", false, "every user's temporary files"},
+    {"/run", false, "runtime state and service sockets"},
+    {"/run/user", true, "every user's session (sockets, keyrings, secrets)"},
+    {"/run/media", true, "every user's mounted media"},
+    {"/home", true, "every user's home directory"},
+    {"/root", false, "the root user's home directory"},
+    {"/srv", false, "the data of every served site"},
+    {"/opt", false, "installed software"},
+    {"/mnt", false, "mounted file systems"},
+    {"/media", true, "mounted media"},
+    {"/snap", false, "installed software"},
+};
 
 void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
   const PathFacts& ws = facts.workspace;
@@ -38,6 +73,17 @@ void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
       out.push_back({"workspace-overlaps-system", path, "",
                      "the workspace overlaps the system directory " + std::string(dir),
                      "use a project directory outside the system directories: " + pick});
+    }
+  }
+  for (const auto& dir : kSharedDirs) {
+    const bool is_child = dir.children && path != dir.path && parent_path(path) == dir.path;
+    if (is_within(dir.path, path) || is_child) {
+      out.push_back({"workspace-holds-shared-state", path, "",
+                     "the workspace " +
+                         std::string(is_child ? "is a whole entry of " : "contains ") +
+                         std::string(dir.path) + ", which holds " + std::string(dir.holds) +
+                         "; making it writable would expose them",
+                     "use a project directory below it: " + pick});
     }
   }
   for (const auto& dir : facts.operator_dirs) {

@@ -1,8 +1,12 @@
 // Admission: everything that stops a launch before any argv is built.
 //
 // Workspace rules: it must exist and be a directory, must not be /, must not
-// contain $HOME, must not overlap /proc /dev /sys /etc /usr /bin /sbin /lib
-// /lib64 or holdfast's operator settings directories; the cwd must be inside
+// contain $HOME, must not overlap the system's own trees (/proc /dev /sys
+// /etc /usr /bin /sbin /lib* /boot /efi) or holdfast's operator settings
+// directories, must not be or contain a directory that holds system state or
+// other users' files (/var, /var/lib and each service's directory in it,
+// /var/tmp, /tmp, /run, /run/user and each session in it, /home and each
+// home in it, /root, /srv, /opt, /mnt, /media, ...); the cwd must be inside
 // it (and not denied by the policy).
 //
 // Representability rules (what bubblewrap cannot enforce exactly is refused,

@@ -49,11 +49,30 @@ bool is_denied_file(const Rule& rule) {
          rule.kind != Kind::directory && rule.kind != Kind::missing;
 }
 
+// --size takes bytes.
+std::string tmpfs_size(const Limits& limits) {
+  return std::to_string(limits.tmpfs_mib * 1024 * 1024);
+}
+
+// A fresh /dev and /proc. /dev is bubblewrap's tmpfs with the device nodes
+// bound in: /dev/shm gets a private tmpfs of the policy's size, and the rest
+// becomes read-only, so nothing can fill /dev. /proc is remounted read-only
+// as a whole: bubblewrap makes /proc/sys and a few others read-only only
+// when its own access check passes, which it does not when the caller is
+// root, and then kernel.core_pattern and every other host knob were
+// writable by the sandbox's root (the host's uid 0, without capabilities but
+// still the owner of those files). The sandbox's own /proc/PID entries are
+// read-only too: writes there (oom_score_adj, comm of another thread) fail.
+std::vector<std::string> fresh_dev_and_proc(const std::string& tmpfs_size) {
+  return {"--dev",        "/dev", "--size", tmpfs_size, "--tmpfs",      "/dev/shm",
+          "--remount-ro", "/dev", "--proc", "/proc",    "--remount-ro", "/proc"};
+}
+
 class Builder {
  public:
   Builder(const std::map<std::string, Rule>& rules, const BuildOptions& options,
-          std::vector<std::string>& args)
-      : rules_(rules), options_(options), args_(args) {}
+          const Limits& limits, std::vector<std::string>& args)
+      : rules_(rules), options_(options), tmpfs_size_(tmpfs_size(limits)), args_(args) {}
 
   void mounts() {
     const auto root = rules_.find("/");
@@ -62,7 +81,7 @@ class Builder {
       const bool write = root->second.access == Access::write;
       add({write ? "--bind" : "--ro-bind", "/", "/"});
     }
-    add({"--dev", "/dev", "--proc", "/proc"});
+    for (const auto& arg : fresh_dev_and_proc(tmpfs_size_)) args_.push_back(arg);
     made_ = {"/", "/dev", "/proc"};
 
     // Rules and pins, shallow to deep: a mount only ever lands below the
@@ -169,7 +188,7 @@ class Builder {
 
     if (rule.source == RuleSource::private_tmp) {
       make_parents(p);
-      add({"--tmpfs", p});
+      add({"--size", tmpfs_size_, "--tmpfs", p});
       made_.insert(p);
       return;
     }
@@ -208,6 +227,7 @@ class Builder {
 
   const std::map<std::string, Rule>& rules_;
   const BuildOptions& options_;
+  const std::string tmpfs_size_;
   std::vector<std::string>& args_;
   bool root_masked_ = true;
   std::set<std::string> made_;
@@ -215,6 +235,17 @@ class Builder {
 };
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> command_environment(const HostFacts& facts) {
+  std::map<std::string, std::string> env;
+  for (const auto& [name, value] : facts.environment) {
+    if (is_inherited_env(name)) env[name] = value;
+  }
+  if (!env.contains("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  if (!facts.tokens.home.empty()) env["HOME"] = facts.tokens.home;  // canonical: bound there
+  env["TMPDIR"] = "/tmp";
+  return {env.begin(), env.end()};
+}
 
 bool needs_empty_file_fd(const Policy& policy, const HostFacts& facts) {
   const auto rules = collapse(build_rules(policy, facts));
@@ -245,16 +276,11 @@ std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts&
   args.insert(args.end(), {"--new-session", "--die-with-parent", "--cap-drop", "ALL",
                            "--disable-userns", "--clearenv"});
 
-  std::map<std::string, std::string> env;
-  for (const auto& [name, value] : facts.environment) {
-    if (is_inherited_env(name)) env[name] = value;
+  for (const auto& [name, value] : command_environment(facts)) {
+    args.insert(args.end(), {"--setenv", name, value});
   }
-  if (!env.contains("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
-  if (!facts.tokens.home.empty()) env["HOME"] = facts.tokens.home;  // canonical: bound there
-  env["TMPDIR"] = "/tmp";
-  for (const auto& [name, value] : env) args.insert(args.end(), {"--setenv", name, value});
 
-  Builder builder(rules, options, args);
+  Builder builder(rules, options, policy.limits, args);
   builder.mounts();
   // Top-level symlinks an empty root needs (/bin -> usr/bin for :minimal).
   std::vector<std::pair<std::string, std::string>> symlinks;

@@ -27,7 +27,8 @@ std::string_view network_name(Network network) {
 }
 
 std::string_view unix_sockets_name(UnixSockets sockets) {
-  return sockets == UnixSockets::allow ? "allow" : "deny";
+  static constexpr std::string_view kNames[] = {"allow", "pairs", "deny"};
+  return kNames[static_cast<int>(sockets)];
 }
 
 std::string_view form_name(PolicyForm form) {
@@ -46,8 +47,8 @@ namespace {
 
 constexpr std::string_view kPolicyKey = "tools.executionSandbox";
 
-Refusal malformed(std::string path, std::string entry, std::string message) {
-  return Refusal{"policy-malformed", std::move(path), std::move(entry), std::move(message),
+Refusal malformed(std::string path, const std::string& entry, std::string message) {
+  return Refusal{"policy-malformed", std::move(path), printable_key(entry), std::move(message),
                  "correct tools.executionSandbox in the operator settings (holdfast settings "
                  "edit) and run holdfast settings validate"};
 }
@@ -86,6 +87,43 @@ std::optional<Access> parse_access(const nlohmann::json& value) {
   return std::nullopt;
 }
 
+// A limit: a whole number from 1 to `max`.
+std::optional<std::uint64_t> limit_value(const nlohmann::json& value, const std::string& where,
+                                         std::uint64_t max, std::vector<Refusal>& refusals) {
+  // Settings read from text hold non-negative integers as unsigned; a
+  // document built in code may hold them signed.
+  if (value.is_number_integer() && value.get<std::int64_t>() >= 1 &&
+      value.get<std::uint64_t>() <= max) {
+    return value.get<std::uint64_t>();
+  }
+  refusals.push_back(
+      malformed(where, "", "expected a whole number from 1 to " + std::to_string(max)));
+  return std::nullopt;
+}
+
+void parse_limits(const nlohmann::json& value, const std::string& where, Limits& limits,
+                  std::vector<Refusal>& refusals) {
+  if (!value.is_object()) {
+    refusals.push_back(malformed(where, "", "expected an object"));
+    return;
+  }
+  for (const auto& [key, item] : value.items()) {
+    const std::string at = where + "." + key;
+    if (key == "tmpfsMiB") {
+      if (const auto v = limit_value(item, at, kMaxTmpfsMiB, refusals)) limits.tmpfs_mib = *v;
+    } else if (key == "processes") {
+      limits.processes = limit_value(item, at, kMaxProcesses, refusals);
+    } else if (key == "memoryMiB") {
+      limits.memory_mib = limit_value(item, at, kMaxMemoryMiB, refusals);
+    } else if (key == "cpuSeconds") {
+      limits.cpu_seconds = limit_value(item, at, kMaxCpuSeconds, refusals);
+    } else {
+      refusals.push_back(
+          malformed(at, "", "unknown key (known: tmpfsMiB, processes, memoryMiB, cpuSeconds)"));
+    }
+  }
+}
+
 }  // namespace
 
 Policy default_policy() {
@@ -96,7 +134,38 @@ Policy default_policy() {
   return policy;
 }
 
+namespace {
+bool is_control(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte < 0x20 || byte == 0x7f;
+}
+}  // namespace
+
+std::string printable_key(std::string_view written) {
+  std::string out;
+  for (const char c : written) {
+    if (!is_control(c)) {
+      out += c;
+      continue;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    const auto byte = static_cast<unsigned char>(c);
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xf];
+  }
+  return out;
+}
+
 std::optional<std::string> normalize_entry_key(std::string_view written, std::string& why) {
+  if (const auto at = std::find_if(written.begin(), written.end(), is_control);
+      at != written.end()) {
+    why = "the path contains a control character (byte " +
+          printable_key(std::string_view(&*at, 1)) + " at offset " +
+          std::to_string(at - written.begin()) +
+          "); bubblewrap would see the path cut or changed there. Write the path without it";
+    return std::nullopt;
+  }
   std::string_view text = written;
   std::string base;
   if (text == "~" || text.starts_with("~/")) {
@@ -204,11 +273,23 @@ Policy policy_from_settings(const settings::Effective& effective) {
     policy.unix_sockets_origin = origin_of(effective, {"tools", "executionSandbox", "unixSockets"});
     if (*it == "allow") {
       policy.unix_sockets = UnixSockets::allow;
+    } else if (*it == "pairs") {
+      policy.unix_sockets = UnixSockets::pairs;
     } else if (*it == "deny") {
       policy.unix_sockets = UnixSockets::deny;
     } else {
-      refusals.push_back(malformed(where + ".unixSockets", "", "expected \"allow\" or \"deny\""));
+      refusals.push_back(
+          malformed(where + ".unixSockets", "", "expected \"allow\", \"pairs\" or \"deny\""));
     }
+  } else {
+    // Host sockets are services; with the network closed none is reachable
+    // unless the operator says so. With it open the host is reachable anyway.
+    policy.unix_sockets =
+        policy.network == Network::closed ? UnixSockets::pairs : UnixSockets::allow;
+  }
+  if (const auto it = sandbox->find("limits"); it != sandbox->end()) {
+    policy.limits_origin = origin_of(effective, {"tools", "executionSandbox", "limits"});
+    parse_limits(*it, where + ".limits", policy.limits, refusals);
   }
   if (const auto it = sandbox->find("backend"); it != sandbox->end()) {
     if (*it == "auto" || *it == "bwrap") {
@@ -220,7 +301,8 @@ Policy policy_from_settings(const settings::Effective& effective) {
     }
   }
   for (const auto& [key, value] : sandbox->items()) {
-    if (key != "filesystem" && key != "network" && key != "unixSockets" && key != "backend") {
+    if (key != "filesystem" && key != "network" && key != "unixSockets" && key != "backend" &&
+        key != "limits") {
       refusals.push_back(malformed(where + "." + key, "", "unknown key"));
     }
   }
@@ -233,9 +315,14 @@ nlohmann::json canonical_json(const Policy& policy) {
   for (const auto& entry : policy.filesystem) {
     filesystem[entry.key] = std::string(access_name(entry.access));
   }
+  nlohmann::json limits = {{"tmpfsMiB", policy.limits.tmpfs_mib}};
+  if (policy.limits.processes) limits["processes"] = *policy.limits.processes;
+  if (policy.limits.memory_mib) limits["memoryMiB"] = *policy.limits.memory_mib;
+  if (policy.limits.cpu_seconds) limits["cpuSeconds"] = *policy.limits.cpu_seconds;
   return nlohmann::json{{"filesystem", std::move(filesystem)},
                         {"network", std::string(network_name(policy.network))},
-                        {"unixSockets", std::string(unix_sockets_name(policy.unix_sockets))}};
+                        {"unixSockets", std::string(unix_sockets_name(policy.unix_sockets))},
+                        {"limits", std::move(limits)}};
 }
 
 std::string canonical_text(const Policy& policy) {

@@ -9,9 +9,15 @@
 // :root (/), :minimal (the usual system directories), :workspace, :tmpdir,
 // :home, optionally followed by a relative path (":workspace/.git").
 // Missing fields take the built-in default's values (workspace-write,
-// network closed, unix sockets allowed): a partial policy never means "open".
+// network closed, and with the network closed Unix sockets only as
+// connected pairs): a partial policy never means "open".
+//
+// "limits" bounds what the command may use: the size of each private tmpfs
+// (/tmp, /dev/shm), and optionally processes, memory and CPU time (rlimits
+// set on bubblewrap, inherited by everything inside).
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -27,7 +33,10 @@ namespace holdfast::sandbox {
 // read. The enumerator values encode that order (higher wins).
 enum class Access { read = 0, write = 1, deny = 2 };
 enum class Network { open, closed };
-enum class UnixSockets { allow, deny };
+// allow: any AF_UNIX socket (every host socket the filesystem shows is
+// reachable); pairs: only connected pairs (socketpair), no host socket;
+// deny: none. Not set: pairs with the network closed, allow with it open.
+enum class UnixSockets { allow, pairs, deny };
 enum class PolicyForm { builtin_default, simple, split };
 
 std::string_view access_name(Access access);  // "read", "write", "deny"
@@ -44,11 +53,36 @@ struct Entry {
   bool operator==(const Entry&) const = default;
 };
 
+// The largest values a limit accepts (beyond them a number means nothing
+// useful, and multiplying MiB into bytes must not overflow).
+inline constexpr std::uint64_t kMaxTmpfsMiB = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t kMaxProcesses = 4194304;  // the kernel's PID_MAX_LIMIT
+inline constexpr std::uint64_t kMaxMemoryMiB = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t kMaxCpuSeconds = std::uint64_t{1} << 31;
+
+// Bounds on what the command uses. Unset optional limits are not applied
+// (the caller's own limits are inherited).
+struct Limits {
+  // Size of each private tmpfs (/tmp, /dev/shm), in MiB.
+  std::uint64_t tmpfs_mib = 1024;
+  // RLIMIT_NPROC: every process and thread of the caller's uid on the host
+  // counts (the kernel counts per user, across namespaces); uid 0 is exempt,
+  // so a launch as root with this limit is refused.
+  std::optional<std::uint64_t> processes;
+  // RLIMIT_DATA, per process: heap and private writable mappings.
+  std::optional<std::uint64_t> memory_mib;
+  // RLIMIT_CPU, per process: CPU seconds, then SIGKILL.
+  std::optional<std::uint64_t> cpu_seconds;
+
+  bool operator==(const Limits&) const = default;
+};
+
 struct Policy {
   // The value (canonical JSON and digest cover exactly these).
   std::vector<Entry> filesystem;  // sorted by key, keys unique
   Network network = Network::closed;
-  UnixSockets unix_sockets = UnixSockets::allow;
+  UnixSockets unix_sockets = UnixSockets::pairs;
+  Limits limits;
 
   // Provenance, for --explain; not part of the value.
   PolicyForm form = PolicyForm::builtin_default;
@@ -56,7 +90,8 @@ struct Policy {
   std::string backend;            // "auto" / "bwrap" / "" (accepted, always bubblewrap)
   std::optional<settings::Scope> filesystem_origin;
   std::optional<settings::Scope> network_origin;
-  std::optional<settings::Scope> unix_sockets_origin;
+  std::optional<settings::Scope> unix_sockets_origin;  // nullopt: the default for the network
+  std::optional<settings::Scope> limits_origin;
 };
 
 inline constexpr std::string_view kTokens[] = {":root", ":minimal", ":workspace", ":tmpdir",
@@ -74,10 +109,16 @@ Policy default_policy();
 // type, unknown token, relative path, "..") naming the entry.
 Policy policy_from_settings(const settings::Effective& effective);
 
-// Normal form of an entry key, or nullopt with `why` set.
+// Normal form of an entry key, or nullopt with `why` set. A control
+// character (below U+0020, or U+007F) is refused: the argv handed to
+// bubblewrap is made of C strings, which a NUL would cut short.
 std::optional<std::string> normalize_entry_key(std::string_view written, std::string& why);
 
-// {"filesystem": {KEY: ACCESS...}, "network": ..., "unixSockets": ...}
+// The key as text that is safe to print: control characters as \xNN.
+std::string printable_key(std::string_view written);
+
+// {"filesystem": {KEY: ACCESS...}, "network": ..., "unixSockets": ...,
+//  "limits": {"tmpfsMiB": N, ...}}
 nlohmann::json canonical_json(const Policy& policy);
 // Compact dump with sorted keys; equal policies give equal bytes.
 std::string canonical_text(const Policy& policy);

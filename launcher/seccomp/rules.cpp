@@ -1,8 +1,11 @@
 #include "launcher/seccomp/rules.hpp"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <cerrno>
 #include <initializer_list>
@@ -31,26 +34,151 @@ void add_always(std::vector<Rule>& rules, std::initializer_list<const char*> sys
   for (const char* name : syscalls) rules.push_back(always(name, error, reason));
 }
 
+Rule always_refuse_socket(const char* call, const std::string& reason) {
+  return always(call, EPERM, reason);
+}
+
+// The domain, as the kernel reads it (an int: the low 32 bits), is AF_UNIX.
+ArgTest domain_is_unix() { return ArgTest{0, ArgOp::masked_equal, AF_UNIX, low32}; }
+
+// socketpair's type (argument 1) names a datagram-like socket: anything but
+// SOCK_STREAM and SOCK_SEQPACKET in the type bits (the kernel masks the
+// type with 0xf after checking the flag bits; AF_UNIX turns SOCK_RAW into a
+// datagram socket). A datagram socket can be pointed at any address with
+// connect() or sendto(), so a datagram pair would reach host sockets too.
+std::vector<std::vector<ArgTest>> unconnectable_types(const std::vector<ArgTest>& with) {
+  std::vector<std::vector<ArgTest>> any;
+  for (std::uint64_t type = 0; type <= 0xf; ++type) {
+    if (type == SOCK_STREAM || type == SOCK_SEQPACKET) continue;
+    std::vector<ArgTest> all_of = with;
+    all_of.push_back(ArgTest{1, ArgOp::masked_equal, type, 0xf});
+    any.push_back(std::move(all_of));
+  }
+  return any;
+}
+
 void add_socket_rules(std::vector<Rule>& rules, const FilterOptions& options) {
-  for (const char* call : {"socket", "socketpair"}) {
-    if (options.network_closed && options.deny_unix_sockets) {
-      rules.push_back(always(call, EPERM, "network closed and unixSockets: deny"));
-    } else if (options.network_closed) {
-      // A whole-register comparison: a domain with high bits set is refused
-      // too, which only errs on the closed side.
-      rules.push_back(Rule{call,
-                           EPERM,
-                           {{ArgTest{0, ArgOp::not_equal, AF_UNIX, 0}}},
-                           "domain is not AF_UNIX",
-                           "network closed: only local (AF_UNIX) sockets"});
-    } else if (options.deny_unix_sockets) {
-      rules.push_back(Rule{call,
-                           EPERM,
-                           {{ArgTest{0, ArgOp::masked_equal, AF_UNIX, low32}}},
-                           "domain is AF_UNIX",
-                           "unixSockets: deny"});
+  const bool closed = options.network_closed;
+  const UnixSockets unix_sockets = options.unix_sockets;
+  // A whole-register comparison for "not AF_UNIX": a domain with high bits
+  // set is refused too, which only errs on the closed side.
+  const ArgTest not_unix{0, ArgOp::not_equal, AF_UNIX, 0};
+
+  if (closed && unix_sockets != UnixSockets::allow) {
+    rules.push_back(always_refuse_socket(
+        "socket", unix_sockets == UnixSockets::deny
+                      ? "network closed and unixSockets: deny"
+                      : "network closed; AF_UNIX only as connected pairs (socketpair), so no "
+                        "host Unix socket can be reached"));
+  } else if (closed) {
+    rules.push_back(Rule{"socket",
+                         EPERM,
+                         {{not_unix}},
+                         "domain is not AF_UNIX",
+                         "network closed: only local (AF_UNIX) sockets"});
+  } else if (unix_sockets != UnixSockets::allow) {
+    rules.push_back(Rule{"socket",
+                         EPERM,
+                         {{domain_is_unix()}},
+                         "domain is AF_UNIX",
+                         unix_sockets == UnixSockets::deny
+                             ? "unixSockets: deny"
+                             : "unixSockets: pairs; AF_UNIX only as connected pairs "
+                               "(socketpair), so no host Unix socket can be reached"});
+  }
+
+  switch (unix_sockets) {
+    case UnixSockets::deny:
+      if (closed) {
+        rules.push_back(always_refuse_socket("socketpair", "network closed and unixSockets: deny"));
+      } else {
+        rules.push_back(Rule{
+            "socketpair", EPERM, {{domain_is_unix()}}, "domain is AF_UNIX", "unixSockets: deny"});
+      }
+      break;
+    case UnixSockets::pairs: {
+      Rule rule{"socketpair", EPERM, {}, "", ""};
+      if (closed) {
+        rule.when_any = unconnectable_types({});
+        rule.when_any.insert(rule.when_any.begin(), {not_unix});
+        rule.condition =
+            "domain is not AF_UNIX, or type is not SOCK_STREAM or SOCK_SEQPACKET (type & 0xf)";
+        rule.reason = "network closed; a datagram pair could be pointed at a host Unix socket";
+      } else {
+        rule.when_any = unconnectable_types({domain_is_unix()});
+        rule.condition =
+            "domain is AF_UNIX and type is not SOCK_STREAM or SOCK_SEQPACKET (type & 0xf)";
+        rule.reason = "unixSockets: pairs; a datagram pair could be pointed at a host Unix socket";
+      }
+      rules.push_back(std::move(rule));
+      break;
+    }
+    case UnixSockets::allow:
+      if (closed) {
+        rules.push_back(Rule{"socketpair",
+                             EPERM,
+                             {{not_unix}},
+                             "domain is not AF_UNIX",
+                             "network closed: only local (AF_UNIX) sockets"});
+      }
+      break;
+  }
+}
+
+// The set-user-ID and set-group-ID bits in a mode argument. A file that
+// carries them runs as its owner (or group) for whoever starts it, on the
+// host, after the sandbox is gone: root inside could leave a root shell in
+// the workspace, and a user's file lends that user's identity to others.
+constexpr std::uint64_t kSetIdBits[] = {S_ISUID, S_ISGID};
+
+const char* const kSetIdReason =
+    "a set-user-ID or set-group-ID file would run as its owner for whoever starts it on the host";
+
+// The mode in argument `mode_arg` carries a set-id bit.
+Rule mode_rule(const char* syscall, unsigned mode_arg) {
+  Rule rule{syscall, EPERM, {}, "mode has S_ISUID or S_ISGID", kSetIdReason};
+  for (const std::uint64_t bit : kSetIdBits) {
+    rule.when_any.push_back({ArgTest{mode_arg, ArgOp::masked_equal, bit, bit}});
+  }
+  return rule;
+}
+
+// open-like calls use the mode only when creating (O_CREAT or O_TMPFILE);
+// without those flags it is ignored, and libc passes 0 anyway.
+Rule create_rule(const char* syscall, unsigned flags_arg, unsigned mode_arg) {
+  Rule rule{syscall,
+            EPERM,
+            {},
+            "flags have O_CREAT or O_TMPFILE and mode has S_ISUID or S_ISGID",
+            kSetIdReason};
+  for (const std::uint64_t flag : {std::uint64_t{O_CREAT}, std::uint64_t{__O_TMPFILE}}) {
+    for (const std::uint64_t bit : kSetIdBits) {
+      rule.when_any.push_back({ArgTest{flags_arg, ArgOp::masked_equal, flag, flag},
+                               ArgTest{mode_arg, ArgOp::masked_equal, bit, bit}});
     }
   }
+  return rule;
+}
+
+void add_set_id_rules(std::vector<Rule>& rules) {
+  // The calls without a directory descriptor exist on x86_64 only (aarch64
+  // has just the *at forms).
+#ifdef __NR_chmod
+  rules.push_back(mode_rule("chmod", 1));
+  rules.push_back(mode_rule("creat", 1));
+  rules.push_back(mode_rule("mknod", 1));
+  rules.push_back(create_rule("open", 1, 2));
+#endif
+  rules.push_back(mode_rule("fchmod", 1));
+  rules.push_back(mode_rule("fchmodat", 2));
+  rules.push_back(mode_rule("fchmodat2", 2));
+  rules.push_back(mode_rule("mknodat", 2));
+  rules.push_back(create_rule("openat", 2, 3));
+  // openat2 passes flags and mode in memory, out of seccomp's reach. ENOSYS
+  // reads as "this kernel has no openat2", and callers fall back to openat.
+  rules.push_back(always("openat2", ENOSYS,
+                         "flags and mode are in memory seccomp cannot read; ENOSYS makes callers "
+                         "use openat"));
 }
 
 // clone(2) creating any new namespace. Thread and process creation (no
@@ -133,7 +261,13 @@ std::vector<Rule> filter_rules(const FilterOptions& options) {
   rules.push_back(ioctl_rule(TIOCSTI, "TIOCSTI", "pushes keystrokes into the terminal's input"));
   rules.push_back(
       ioctl_rule(TIOCLINUX, "TIOCLINUX", "reads and pastes the Linux console's contents"));
+  add_set_id_rules(rules);
   return rules;
+}
+
+std::string_view unix_sockets_name(UnixSockets sockets) {
+  static constexpr std::string_view kNames[] = {"allow", "pairs", "deny"};
+  return kNames[static_cast<int>(sockets)];
 }
 
 std::string errno_name(int error) {
@@ -169,8 +303,9 @@ std::vector<std::string> describe_rules(const FilterOptions& options) {
 std::vector<FilterOptions> every_filter_options() {
   std::vector<FilterOptions> all;
   for (const bool network_closed : {false, true}) {
-    for (const bool deny_unix_sockets : {false, true}) {
-      all.push_back(FilterOptions{network_closed, deny_unix_sockets});
+    for (const UnixSockets unix_sockets :
+         {UnixSockets::allow, UnixSockets::pairs, UnixSockets::deny}) {
+      all.push_back(FilterOptions{network_closed, unix_sockets});
     }
   }
   return all;
@@ -178,7 +313,7 @@ std::vector<FilterOptions> every_filter_options() {
 
 std::string to_string(const FilterOptions& options) {
   return std::string("network_closed=") + (options.network_closed ? "true" : "false") +
-         " deny_unix_sockets=" + (options.deny_unix_sockets ? "true" : "false");
+         " unix_sockets=" + std::string(unix_sockets_name(options.unix_sockets));
 }
 
 }  // namespace holdfast::seccomp

@@ -7,8 +7,11 @@
 // The filter allows by default and refuses a fixed list: it is a deny list
 // aimed at the kernel interfaces a confined command has no business using
 // (namespace and mount games, tracing other processes, kernel attack surface
-// such as io_uring and bpf, terminal injection), plus socket families when
-// the network is closed. Everything else is left to bubblewrap's namespaces.
+// such as io_uring and bpf, terminal injection), set-user-ID and
+// set-group-ID mode bits (a file left with them runs with its owner's
+// identity for whoever starts it later, outside the sandbox), plus socket
+// families when the network is closed and AF_UNIX sockets beyond
+// connected pairs. Everything else is left to bubblewrap's namespaces.
 //
 // Architectures: the filter is built for the native ABI only. A system call
 // made through another ABI (i386 via int 0x80, x32 via __X32_SYSCALL_BIT on
@@ -18,15 +21,24 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace holdfast::seccomp {
 
+// Which AF_UNIX sockets the command may make.
+//   allow: any (a host socket the filesystem shows is one connect() away);
+//   pairs: only connected stream or seqpacket pairs (socketpair), so that
+//          local IPC works but no socket can be pointed at a host one:
+//          socket(AF_UNIX) is refused, and so are datagram pairs, because
+//          a datagram socket may send to any address;
+//   deny:  none.
+enum class UnixSockets { allow, pairs, deny };
+
 struct FilterOptions {
   // network: closed — socket()/socketpair() of any family but AF_UNIX fail.
   bool network_closed = true;
-  // unixSockets: deny — socket()/socketpair() of AF_UNIX fail too.
-  bool deny_unix_sockets = false;
+  UnixSockets unix_sockets = UnixSockets::pairs;
 
   bool operator==(const FilterOptions&) const = default;
 };
@@ -37,7 +49,10 @@ struct FilterOptions {
 // stay correct: the filter is then built at run time).
 std::vector<FilterOptions> every_filter_options();
 
-// "network_closed=true deny_unix_sockets=false": for messages and traces.
+// "allow", "pairs", "deny".
+std::string_view unix_sockets_name(UnixSockets sockets);
+
+// "network_closed=true unix_sockets=pairs": for messages and traces.
 std::string to_string(const FilterOptions& options);
 
 // One argument test, as libseccomp understands it. `masked_equal` compares

@@ -37,5 +37,10 @@ void add_process_checks(CheckTable& table);
 // namespaces, mounts, kernel interfaces, personality, terminal, foreign ABIs
 // (checks_kernel.cpp)
 void add_kernel_checks(CheckTable& table);
+// writable /proc knobs, set-id files, secrets in other processes, inherited
+// descriptors, host Unix sockets without socket(), bounds (checks_host.cpp)
+void add_host_checks(CheckTable& table);
+// Notes the descriptors open now, for the "fds" check; main() calls it first.
+void record_inherited_fds();
 
 }  // namespace holdfast::probe

@@ -64,6 +64,24 @@
 //               byte)  env:NAME (allowed = set; value)
 //   state:      id (value "uid=U gid=G")  seccomp-status (value: the Seccomp
 //               and NoNewPrivs lines of /proc/self/status)
+//   host:       writable-files:DIR (value: every regular file under DIR that
+//               opens for writing, symlinks not followed; under /proc the
+//               numbered directories, the sandbox's own processes, are
+//               skipped; allowed = one was found)
+//               setuid:HOW:PATH setgid:HOW:PATH (HOW: chmod fchmod fchmodat
+//               fchmodat2 on a new 0755 file; open openat creat mknod mknodat
+//               tmpfile creating it with the bit; allowed = the file carries it)
+//               environ-contains:HEX (the text in hexadecimal, so that no
+//               command line holds it; value "readable=PIDS found=PIDS" over
+//               every /proc/PID/environ and cmdline)  fds (value: descriptors
+//               open when the probe started, e.g. "0 1 2")
+//               socketpair-dgram  socketpair-dgram-sendto:PATH (a datagram
+//               socketpair pointed at a host socket)  unix-local-pair:PATH
+//               (bind, listen, connect a stream socket at PATH)
+//               fs-size:PATH (value: bytes)  fill:PATH:BYTES (write that much;
+//               value: bytes written)  fork-count:N (value: children started)
+//               alloc:BYTES (map that much private writable memory)
+//               rlimit:nproc|data|cpu (value "soft:hard")
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -126,6 +144,7 @@ const CheckTable& checks() {
     CheckTable t;
     add_process_checks(t);
     add_kernel_checks(t);
+    add_host_checks(t);
     return t;
   }();
   return table;
@@ -209,6 +228,7 @@ bool load_seccomp(int fd) {
 int main(int argc, char** argv) {
   using namespace holdfast::probe;
   using nlohmann::json;
+  record_inherited_fds();
   std::vector<std::string> specs(argv + 1, argv + argc);
   std::size_t first = 0;
   if (specs.size() >= 2 && specs[0] == "--load-seccomp") {

@@ -223,12 +223,15 @@ TEST_F(RunConfinementTest, ClosedNetworkRefusesHostLoopbackAndInetSockets) {
   const std::string connect = "connect-tcp:127.0.0.1:" + std::to_string(port);
 
   set_policy(workspace_write({{"network", "closed"}}));
-  const auto closed = probe_run({connect, "socket-inet", "socket-inet6", "socket-unix"});
+  const auto closed =
+      probe_run({connect, "socket-inet", "socket-inet6", "socket-unix", "socketpair-unix"});
   EXPECT_FALSE(closed.at(connect).allowed);
   EXPECT_FALSE(closed.at("socket-inet").allowed);
   EXPECT_EQ(closed.at("socket-inet").errname, "EPERM");
   EXPECT_FALSE(closed.at("socket-inet6").allowed);
-  EXPECT_TRUE(closed.at("socket-unix").allowed);
+  // With the network closed and unixSockets unset, AF_UNIX only as pairs.
+  EXPECT_FALSE(closed.at("socket-unix").allowed);
+  EXPECT_TRUE(closed.at("socketpair-unix").allowed);
   EXPECT_EQ(listener.accept_all(), 0);
 
   // Control: with the network open the same listener is reached.

@@ -1,7 +1,11 @@
 #include "run_support.hpp"
 
+#include <grp.h>
 #include <openssl/evp.h>
+#include <sched.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 
 namespace holdfast::run::testing {
@@ -17,6 +21,13 @@ std::string sha256_hex(const std::string& bytes) {
     hex += two;
   }
   return hex;
+}
+
+int userns_errno_as(uid_t uid) {
+  return wait_exit_code(fork_child([uid] {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(uid) != 0 || ::setuid(uid) != 0) return 100;
+    return ::unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
+  }));
 }
 
 ProbeAnswer ProbeRun::at(const std::string& check) const {
@@ -37,6 +48,10 @@ void RunTest::SetUp() {
   probe_ = base_ / "bin" / "holdfast-probe";
   fs::create_directories(probe_.parent_path());
   fs::copy_file(kProbe, probe_);
+  holdfast_ = base_ / "bin" / "holdfast";
+  std::error_code linked;
+  fs::create_hard_link(kHoldfast, holdfast_, linked);
+  if (linked) fs::copy_file(kHoldfast, holdfast_);
   workspace_ = base_ / "ws";
   system_dir_ = base_ / "system";
   config_dir_ = base_ / "config";
@@ -78,7 +93,7 @@ std::map<std::string, std::string> RunTest::environment(const Launch& launch) co
 Started RunTest::start(const std::vector<std::string>& args, const Launch& launch) {
   const int n = ++serial_;
   holdfast::testing::Command command;
-  command.argv = {kHoldfast};
+  command.argv = {holdfast_.string()};
   command.argv.insert(command.argv.end(), args.begin(), args.end());
   command.cwd = launch.cwd.value_or(workspace_);
   command.env = environment(launch);
@@ -106,18 +121,13 @@ Result RunTest::run(const std::vector<std::string>& command,
   return holdfast(args, launch);
 }
 
-ProbeRun RunTest::probe_run(const std::vector<std::string>& checks, const Launch& launch) {
-  std::vector<std::string> command = {probe_.string()};
-  command.insert(command.end(), checks.begin(), checks.end());
-  ProbeRun probe;
-  probe.result = run(command, {}, launch);
-  EXPECT_EQ(probe.result.exit_code, 0) << "stderr: " << probe.result.err;
+void parse_probe_output(ProbeRun& probe) {
   const auto line = probe.result.out.substr(0, probe.result.out.find('\n'));
-  if (line.empty()) return probe;
+  if (line.empty()) return;
   const auto parsed = nlohmann::json::parse(line, nullptr, false);
   if (parsed.is_discarded() || !parsed.contains("results")) {
     ADD_FAILURE() << "unparsable probe output: " << probe.result.out;
-    return probe;
+    return;
   }
   for (const auto& item : parsed.at("results")) {
     ProbeAnswer answer;
@@ -128,6 +138,15 @@ ProbeRun RunTest::probe_run(const std::vector<std::string>& checks, const Launch
     answer.value = item.value("value", "");
     probe.answers[item.at("check").get<std::string>()] = answer;
   }
+}
+
+ProbeRun RunTest::probe_run(const std::vector<std::string>& checks, const Launch& launch) {
+  std::vector<std::string> command = {probe_.string()};
+  command.insert(command.end(), checks.begin(), checks.end());
+  ProbeRun probe;
+  probe.result = run(command, {}, launch);
+  EXPECT_EQ(probe.result.exit_code, 0) << "stderr: " << probe.result.err;
+  parse_probe_output(probe);
   return probe;
 }
 

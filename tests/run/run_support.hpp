@@ -37,6 +37,13 @@ using Result = holdfast::testing::CommandResult;
 // for the digests holdfast reports.
 std::string sha256_hex(const std::string& bytes);
 
+// The uid of the unprivileged tests: nobody.
+inline constexpr uid_t kNobody = 65534;
+
+// 0 when `uid` may create a user namespace here (what bubblewrap needs to
+// run unprivileged), else the errno; 100 when dropping to it failed.
+int userns_errno_as(uid_t uid);
+
 // One answer of holdfast-probe.
 struct ProbeAnswer {
   bool allowed = false;
@@ -53,6 +60,10 @@ struct ProbeRun {
   // probe did not report it.
   ProbeAnswer at(const std::string& check) const;
 };
+
+// Fills probe.answers from the JSON line holdfast-probe printed in
+// probe.result.out (a test failure when it is not one).
+void parse_probe_output(ProbeRun& probe);
 
 // How to start holdfast: where, with which environment changes.
 struct Launch {
@@ -95,6 +106,9 @@ class RunTest : public ::testing::Test {
   fs::path base_;        // base_dir_, canonical
   fs::path probe_;       // a copy of holdfast-probe under base_: the build tree
                          // may be under /tmp, which the sandbox hides
+  fs::path holdfast_;    // holdfast under base_ (a hard link, else a copy): the
+                         // build tree may sit under a directory of mode 0700
+                         // that a test's unprivileged user cannot enter
   fs::path workspace_;   // base/ws
   fs::path system_dir_;  // base/system
   fs::path config_dir_;  // base/config

@@ -3,7 +3,6 @@
 // test is skipped and says why.
 #include <fcntl.h>
 #include <grp.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,23 +13,11 @@
 namespace holdfast::run::testing {
 namespace {
 
-constexpr uid_t kNobody = 65534;
-
-// 0 when uid 65534 may create a user namespace here, else the errno.
-int userns_errno_as_nobody() {
-  return wait_exit_code(fork_child([] {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 || ::setuid(kNobody) != 0) {
-      return 100;
-    }
-    return ::unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
-  }));
-}
-
 class RunUnprivilegedTest : public RunTest {};
 
 TEST_F(RunUnprivilegedTest, BasicConfinementAsUid65534) {
   ASSERT_EQ(::geteuid(), 0u) << "dropping to uid 65534 needs root";
-  const int userns = userns_errno_as_nobody();
+  const int userns = userns_errno_as(kNobody);
   if (userns != 0) {
     GTEST_SKIP() << "uid 65534 cannot create user namespaces here (unshare: "
                  << (userns == 100 ? "could not drop privileges" : std::strerror(userns))

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "fake_facts.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 
@@ -79,11 +81,53 @@ TEST(Admission, WorkspaceMustNotContainHome) {
   FakeHost host("/home", "/home");
   host.dir("/home").missing("/home/.git", "/home").missing("/home/.holdfast", "/home");
   const auto found = refusals_for(workspace_write(), host);
-  // /home also contains the user settings directory.
-  ASSERT_EQ(found.size(), 2u);
+  // /home is every user's home, and contains the user settings directory.
+  ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].rule, "workspace-contains-home");
   EXPECT_EQ(found[0].path, "/home");
-  EXPECT_EQ(found[1].rule, "workspace-overlaps-settings");
+  EXPECT_EQ(found[1].rule, "workspace-holds-shared-state");
+  EXPECT_EQ(found[2].rule, "workspace-overlaps-settings");
+}
+
+TEST(Admission, DirectoriesHoldingSystemStateOrOtherUsersFilesAreNotWorkspaces) {
+  // The directory itself, an ancestor of it, or (for home-like directories)
+  // a whole entry directly inside it.
+  for (const std::string ws : {"/var",           "/var/lib",       "/var/lib/postgresql",
+                               "/var/cache",     "/var/log",       "/var/spool",
+                               "/var/mail",      "/var/tmp",       "/var/home/bob",
+                               "/tmp",           "/run",           "/run/user",
+                               "/run/user/1000", "/run/media/bob", "/home",
+                               "/home/bob",      "/root",          "/srv",
+                               "/opt",           "/mnt",           "/media",
+                               "/media/usb"}) {
+    FakeHost host(ws, ws);
+    host.dir(ws).missing(ws + "/.git", ws).missing(ws + "/.holdfast", ws);
+    const auto found = refusals_for(workspace_write(), host);
+    ASSERT_FALSE(found.empty()) << ws;
+    const bool shared = std::any_of(found.begin(), found.end(), [&](const Refusal& r) {
+      return r.rule == "workspace-holds-shared-state" && r.path == ws &&
+             r.to_string().find("To fix: use a project directory below it") != std::string::npos;
+    });
+    EXPECT_TRUE(shared) << ws << ": " << (found.empty() ? "" : found[0].to_string());
+  }
+  // Projects below them are workspaces.
+  for (const std::string ws : {"/var/tmp/build", "/var/lib/jenkins/workspace", "/tmp/p",
+                               "/home/bob/src", "/srv/www", "/opt/project", "/mnt/data",
+                               "/run/media/bob/usb", "/media/usb/project", "/run/user/1000/x"}) {
+    FakeHost host(ws, ws);
+    host.dir(ws).missing(ws + "/.git", ws).missing(ws + "/.holdfast", ws);
+    EXPECT_TRUE(refusals_for(workspace_write(), host).empty()) << ws;
+  }
+}
+
+TEST(Admission, BootAndTheOtherSystemTreesAreNotWorkspaces) {
+  for (const std::string ws : {"/boot", "/boot/efi", "/efi", "/lib32/x", "/libx32/x"}) {
+    FakeHost host(ws, ws);
+    host.dir(ws).missing(ws + "/.git", ws).missing(ws + "/.holdfast", ws);
+    const auto found = refusals_for(workspace_write(), host);
+    ASSERT_FALSE(found.empty()) << ws;
+    EXPECT_EQ(found[0].rule, "workspace-overlaps-system") << ws;
+  }
 }
 
 TEST(Admission, WorkspaceMustNotOverlapSystemDirectories) {
@@ -103,10 +147,11 @@ TEST(Admission, WorkspaceMustNotOverlapSystemDirectories) {
 
 TEST(Admission, WorkspaceMustNotOverlapOperatorSettings) {
   // An ancestor of the settings directory...
-  FakeHost host("/srv", "/srv");
-  host.facts().operator_dirs = {FakeHost::make("/srv/holdfast", "/srv/holdfast", Kind::directory)};
-  host.dir("/srv").missing("/srv/.git", "/srv").missing("/srv/.holdfast", "/srv");
-  expect_one(refusals_for(workspace_write(), host), "workspace-overlaps-settings", "/srv");
+  FakeHost host("/data", "/data");
+  host.facts().operator_dirs = {
+      FakeHost::make("/data/holdfast", "/data/holdfast", Kind::directory)};
+  host.dir("/data").missing("/data/.git", "/data").missing("/data/.holdfast", "/data");
+  expect_one(refusals_for(workspace_write(), host), "workspace-overlaps-settings", "/data");
   // ... and a directory inside it.
   const std::string p = "/home/u/.config/holdfast/p";
   FakeHost inside(p, p);

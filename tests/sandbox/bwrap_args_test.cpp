@@ -41,6 +41,10 @@ std::string lines(const Args& args) {
 
 const BuildOptions kOptions = testing::options(9);
 
+// --size of every private tmpfs (/tmp, /dev/shm) under the default limits:
+// 1024 MiB.
+const std::string kTmpfsSize = "1073741824";
+
 // /code with an existing .git directory and no .holdfast.
 FakeHost code_host() {
   FakeHost host("/code", "/code");
@@ -53,9 +57,11 @@ TEST(BwrapArgs, ReadOnly) {
   host.dir("/code");
   const Policy p = split({{":root", Access::read}, {":workspace", Access::read}});
   EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"make", "-j2"}, kOptions),
-              cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                    "--chdir", "/code/src", "--", "make", "-j2"}}));
+              cat({head(), {"--ro-bind", "/",        "/",       "--dev",        "/dev",
+                            "--size",    kTmpfsSize, "--tmpfs", "/dev/shm",     "--remount-ro",
+                            "/dev",      "--proc",   "/proc",   "--remount-ro", "/proc",
+                            "--size",    kTmpfsSize, "--tmpfs", "/tmp",         "--chdir",
+                            "/code/src", "--",       "make",    "-j2"}}));
 }
 
 TEST(BwrapArgs, WorkspaceWriteNetworkClosedWithExistingAndMissingProtectedNames) {
@@ -63,9 +69,10 @@ TEST(BwrapArgs, WorkspaceWriteNetworkClosedWithExistingAndMissingProtectedNames)
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
   EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
               cat({head(true),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--size", kTmpfsSize, "--tmpfs",
+                    "/dev/shm", "--remount-ro", "/dev", "--proc", "/proc", "--remount-ro", "/proc",
                     // depth 1
-                    "--bind", "/code", "/code", "--tmpfs", "/tmp",
+                    "--bind", "/code", "/code", "--size", kTmpfsSize, "--tmpfs", "/tmp",
                     // existing .git: read-only bind; missing .holdfast: an
                     // empty read-only directory so it cannot be created
                     "--ro-bind", "/code/.git", "/code/.git", "--perms", "0555", "--tmpfs",
@@ -101,9 +108,10 @@ TEST(BwrapArgs, SplitPolicyFromTheSeed) {
                           {"/code/secrets/tmp", Access::write}});
   EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
               cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--size", kTmpfsSize, "--tmpfs",
+                    "/dev/shm", "--remount-ro", "/dev", "--proc", "/proc", "--remount-ro", "/proc",
                     // depth 1: the writable root, the private tmp
-                    "--bind", "/code", "/code", "--tmpfs", "/tmp",
+                    "--bind", "/code", "/code", "--size", kTmpfsSize, "--tmpfs", "/tmp",
                     // depth 2: read-only carve-out, protected name, the denied
                     // directory (0111: a writable path is reopened inside it)
                     "--ro-bind", "/code/.git", "/code/.git", "--perms", "0555", "--tmpfs",
@@ -138,8 +146,18 @@ TEST(BwrapArgs, SymlinkedWorkspaceIsBoundAndEnteredAtItsCanonicalPath) {
                                                                           "/",
                                                                           "--dev",
                                                                           "/dev",
+                                                                          "--size",
+                                                                          kTmpfsSize,
+                                                                          "--tmpfs",
+                                                                          "/dev/shm",
+                                                                          "--remount-ro",
+                                                                          "/dev",
                                                                           "--proc",
                                                                           "/proc",
+                                                                          "--remount-ro",
+                                                                          "/proc",
+                                                                          "--size",
+                                                                          kTmpfsSize,
                                                                           "--tmpfs",
                                                                           "/tmp",
                                                                           "--bind",
@@ -174,11 +192,21 @@ TEST(BwrapArgs, DeniedFileBecomesAnEmptyUnreadableFile) {
                                                                          "/",
                                                                          "--dev",
                                                                          "/dev",
+                                                                         "--size",
+                                                                         kTmpfsSize,
+                                                                         "--tmpfs",
+                                                                         "/dev/shm",
+                                                                         "--remount-ro",
+                                                                         "/dev",
                                                                          "--proc",
+                                                                         "/proc",
+                                                                         "--remount-ro",
                                                                          "/proc",
                                                                          "--bind",
                                                                          "/code",
                                                                          "/code",
+                                                                         "--size",
+                                                                         kTmpfsSize,
                                                                          "--tmpfs",
                                                                          "/tmp",
                                                                          "--perms",
@@ -212,9 +240,10 @@ TEST(BwrapArgs, DenyOnAnAncestorOfAWritableRoot) {
   EXPECT_ARGV(
       build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
       cat({head(),
-           {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+           {"--ro-bind", "/", "/", "--dev", "/dev", "--size", kTmpfsSize, "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev", "--proc", "/proc", "--remount-ro", "/proc",
             // the deny goes first and stays traversable only
-            "--perms", "0111", "--tmpfs", "/home", "--tmpfs", "/tmp",
+            "--perms", "0111", "--tmpfs", "/home", "--size", kTmpfsSize, "--tmpfs", "/tmp",
             // the path to the writable root is recreated inside it
             "--perms", "0111", "--dir", "/home/u", "--bind", "/home/u/code", "/home/u/code",
             "--perms", "0555", "--tmpfs", "/home/u/code/.git", "--perms", "0555", "--tmpfs",
@@ -227,16 +256,18 @@ TEST(BwrapArgs, GitWorktreeFileProtectsItsGitdir) {
   host.dir("/code").git_file("/code/.git", "/code/.repo/worktrees/main");
   host.missing("/code/.holdfast", "/code").dir("/code/.repo/worktrees/main");
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
-  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
-              cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/code",
-                    "/code", "--tmpfs", "/tmp", "--ro-bind", "/code/.git", "/code/.git", "--perms",
-                    "0555", "--tmpfs", "/code/.holdfast",
-                    // the gitdir's ancestors are pinned so they cannot be renamed away
-                    "--bind", "/code/.repo", "/code/.repo", "--bind", "/code/.repo/worktrees",
-                    "/code/.repo/worktrees", "--ro-bind", "/code/.repo/worktrees/main",
-                    "/code/.repo/worktrees/main", "--remount-ro", "/code/.holdfast", "--chdir",
-                    "/code", "--", "sh"}}));
+  EXPECT_ARGV(
+      build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+      cat({head(),
+           {"--ro-bind", "/", "/", "--dev", "/dev", "--size", kTmpfsSize, "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--bind", "/code",
+            "/code", "--size", kTmpfsSize, "--tmpfs", "/tmp", "--ro-bind", "/code/.git",
+            "/code/.git", "--perms", "0555", "--tmpfs", "/code/.holdfast",
+            // the gitdir's ancestors are pinned so they cannot be renamed away
+            "--bind", "/code/.repo", "/code/.repo", "--bind", "/code/.repo/worktrees",
+            "/code/.repo/worktrees", "--ro-bind", "/code/.repo/worktrees/main",
+            "/code/.repo/worktrees/main", "--remount-ro", "/code/.holdfast", "--chdir", "/code",
+            "--", "sh"}}));
 }
 
 TEST(BwrapArgs, ExplicitWriteOnAProtectedNameIsHonoured) {
@@ -268,7 +299,15 @@ TEST(BwrapArgs, EmptyRootWithMinimalSystemDirectories) {
                    {// no base bind: bubblewrap's empty root
                     "--dev",
                     "/dev",
+                    "--size",
+                    kTmpfsSize,
+                    "--tmpfs",
+                    "/dev/shm",
+                    "--remount-ro",
+                    "/dev",
                     "--proc",
+                    "/proc",
+                    "--remount-ro",
                     "/proc",
                     "--bind",
                     "/code",
@@ -276,6 +315,8 @@ TEST(BwrapArgs, EmptyRootWithMinimalSystemDirectories) {
                     "--ro-bind",
                     "/etc",
                     "/etc",
+                    "--size",
+                    kTmpfsSize,
                     "--tmpfs",
                     "/tmp",
                     "--ro-bind",
@@ -317,8 +358,18 @@ TEST(BwrapArgs, EmptyRootRecreatesTheWayToADeepWorkspace) {
   EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions), cat({head(),
                                                                         {"--dev",
                                                                          "/dev",
+                                                                         "--size",
+                                                                         kTmpfsSize,
+                                                                         "--tmpfs",
+                                                                         "/dev/shm",
+                                                                         "--remount-ro",
+                                                                         "/dev",
                                                                          "--proc",
                                                                          "/proc",
+                                                                         "--remount-ro",
+                                                                         "/proc",
+                                                                         "--size",
+                                                                         kTmpfsSize,
                                                                          "--tmpfs",
                                                                          "/tmp",
                                                                          "--perms",
@@ -359,8 +410,18 @@ TEST(BwrapArgs, WorkspaceUnderTmpIsBoundOverThePrivateTmp) {
                                                                          "/",
                                                                          "--dev",
                                                                          "/dev",
+                                                                         "--size",
+                                                                         kTmpfsSize,
+                                                                         "--tmpfs",
+                                                                         "/dev/shm",
+                                                                         "--remount-ro",
+                                                                         "/dev",
                                                                          "--proc",
                                                                          "/proc",
+                                                                         "--remount-ro",
+                                                                         "/proc",
+                                                                         "--size",
+                                                                         kTmpfsSize,
                                                                          "--tmpfs",
                                                                          "/tmp",
                                                                          "--perms",
@@ -389,8 +450,9 @@ TEST(BwrapArgs, WritableHomeKeepsTheUserSettingsDirectoryReadOnly) {
   const Policy p = split({{":root", Access::read}, {":home", Access::write}});
   EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
               cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                    "--bind", "/home/u", "/home/u",
+                   {"--ro-bind", "/", "/", "--dev", "/dev", "--size", kTmpfsSize, "--tmpfs",
+                    "/dev/shm", "--remount-ro", "/dev", "--proc", "/proc", "--remount-ro", "/proc",
+                    "--size", kTmpfsSize, "--tmpfs", "/tmp", "--bind", "/home/u", "/home/u",
                     // ~/.config is pinned (it cannot be renamed away)
                     "--bind", "/home/u/.config", "/home/u/.config", "--perms", "0555", "--tmpfs",
                     "/home/u/.git", "--perms", "0555", "--tmpfs", "/home/u/.holdfast",
@@ -407,18 +469,20 @@ TEST(BwrapArgs, NestedWritableRootIsPinnedSoItsGitCannotBeReplaced) {
   const Policy p = split({{":root", Access::read},
                           {":workspace", Access::write},
                           {":workspace/vendor/lib", Access::write}});
-  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
-              cat({head(),
-                   {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/code",
-                    "/code", "--tmpfs", "/tmp", "--ro-bind", "/code/.git", "/code/.git",
-                    "--ro-bind", "/code/.holdfast", "/code/.holdfast",
-                    // /code/vendor/lib needs no bind of its own (write under
-                    // write), but renaming /code/vendor away would let the
-                    // command plant a new lib/.git: both are pinned
-                    "--bind", "/code/vendor", "/code/vendor", "--bind", "/code/vendor/lib",
-                    "/code/vendor/lib", "--ro-bind", "/code/vendor/lib/.git",
-                    "/code/vendor/lib/.git", "--ro-bind", "/code/vendor/lib/.holdfast",
-                    "/code/vendor/lib/.holdfast", "--chdir", "/code", "--", "sh"}}));
+  EXPECT_ARGV(
+      build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+      cat({head(),
+           {"--ro-bind", "/", "/", "--dev", "/dev", "--size", kTmpfsSize, "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--bind", "/code",
+            "/code", "--size", kTmpfsSize, "--tmpfs", "/tmp", "--ro-bind", "/code/.git",
+            "/code/.git", "--ro-bind", "/code/.holdfast", "/code/.holdfast",
+            // /code/vendor/lib needs no bind of its own (write under
+            // write), but renaming /code/vendor away would let the
+            // command plant a new lib/.git: both are pinned
+            "--bind", "/code/vendor", "/code/vendor", "--bind", "/code/vendor/lib",
+            "/code/vendor/lib", "--ro-bind", "/code/vendor/lib/.git", "/code/vendor/lib/.git",
+            "--ro-bind", "/code/vendor/lib/.holdfast", "/code/vendor/lib/.holdfast", "--chdir",
+            "/code", "--", "sh"}}));
 }
 
 TEST(BwrapArgs, SeccompFdAndBwrapPathAreEmitted) {

@@ -17,6 +17,12 @@ TEST(Explain, SaysWhenTheBuiltInDefaultApplies) {
   EXPECT_TRUE(contains(text, "built-in default applies (workspace-write, network closed)")) << text;
   EXPECT_TRUE(contains(text, "network: closed (from built-in default)")) << text;
   EXPECT_TRUE(contains(text, policy_digest(default_policy()))) << text;
+  EXPECT_TRUE(contains(text, "unix sockets: pairs (default with the network closed)")) << text;
+  EXPECT_TRUE(contains(text, "no host Unix socket is reachable")) << text;
+  EXPECT_TRUE(contains(text,
+                       "limits (from built-in default): each private tmpfs (/tmp, /dev/shm) "
+                       "1024 MiB"))
+      << text;
 }
 
 TEST(Explain, NamesTheScopeOfEveryPart) {
@@ -32,7 +38,9 @@ TEST(Explain, NamesTheScopeOfEveryPart) {
   EXPECT_TRUE(contains(text, ":root: read  (from system-defaults scope)")) << text;
   EXPECT_TRUE(contains(text, "/code/.git: read  (from system scope)")) << text;
   EXPECT_TRUE(contains(text, "network: open (from user scope)")) << text;
-  EXPECT_TRUE(contains(text, "unix sockets: allow (from built-in default)")) << text;
+  EXPECT_TRUE(contains(text, "unix sockets: allow (default with the network open)")) << text;
+  EXPECT_TRUE(contains(text, "every host Unix socket the filesystem policy lets the command see"))
+      << text;
 }
 
 TEST(Explain, WithFactsShowsTheRulesOnThisHostOrTheRefusal) {

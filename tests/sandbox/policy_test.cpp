@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <tuple>
 
 #include "launcher/sandbox/refusal.hpp"
 #include "settings/key_path.hpp"
@@ -40,7 +41,10 @@ TEST(Policy, NoOperatorPolicyMeansBuiltInWorkspaceWriteNetworkClosed) {
   EXPECT_EQ(p.form, PolicyForm::builtin_default);
   EXPECT_EQ(fs_json(p), R"({":root":"read",":workspace":"write"})");
   EXPECT_EQ(p.network, Network::closed);
-  EXPECT_EQ(p.unix_sockets, UnixSockets::allow);
+  EXPECT_EQ(p.unix_sockets, UnixSockets::pairs);
+  EXPECT_FALSE(p.unix_sockets_origin.has_value());
+  EXPECT_EQ(p.limits, Limits{});
+  EXPECT_EQ(p.limits.tmpfs_mib, 1024u);
   EXPECT_FALSE(p.filesystem_origin.has_value());
   EXPECT_EQ(canonical_text(p), canonical_text(default_policy()));
 }
@@ -83,9 +87,93 @@ TEST(Policy, DifferentPoliciesHaveDifferentDigests) {
       policy_from_settings(effective_with({{"filesystem", "read-only"}, {"unixSockets", "deny"}}));
   EXPECT_NE(policy_digest(a), policy_digest(b));
   EXPECT_NE(policy_digest(a), policy_digest(c));
-  EXPECT_EQ(
-      canonical_text(c),
-      R"({"filesystem":{":root":"read",":workspace":"read"},"network":"closed","unixSockets":"deny"})");
+  EXPECT_EQ(canonical_text(c),
+            R"({"filesystem":{":root":"read",":workspace":"read"},"limits":{"tmpfsMiB":1024},)"
+            R"("network":"closed","unixSockets":"deny"})");
+}
+
+TEST(Policy, UnixSocketsDefaultToPairsWithTheNetworkClosedAndAllowWithItOpen) {
+  EXPECT_EQ(policy_from_settings(effective_with({{"network", "closed"}})).unix_sockets,
+            UnixSockets::pairs);
+  EXPECT_EQ(policy_from_settings(effective_with({{"filesystem", "read-only"}})).unix_sockets,
+            UnixSockets::pairs);
+  EXPECT_EQ(policy_from_settings(effective_with({{"network", "open"}})).unix_sockets,
+            UnixSockets::allow);
+  // Explicit values win either way, and say where they came from.
+  for (const auto& [network, value, expected] : {std::tuple{"closed", "allow", UnixSockets::allow},
+                                                 std::tuple{"open", "pairs", UnixSockets::pairs},
+                                                 std::tuple{"open", "deny", UnixSockets::deny}}) {
+    const Policy p = policy_from_settings(
+        effective_with({{"network", network}, {"unixSockets", value}}, Scope::system));
+    EXPECT_EQ(p.unix_sockets, expected) << network << " " << value;
+    EXPECT_EQ(p.unix_sockets_origin, Scope::system);
+  }
+}
+
+TEST(Policy, LimitsAreReadAndPartOfTheValue) {
+  const Policy p = policy_from_settings(effective_with(
+      {{"limits",
+        {{"tmpfsMiB", 64}, {"processes", 512}, {"memoryMiB", 2048}, {"cpuSeconds", 600}}}},
+      Scope::system));
+  EXPECT_EQ(p.limits.tmpfs_mib, 64u);
+  EXPECT_EQ(p.limits.processes, 512u);
+  EXPECT_EQ(p.limits.memory_mib, 2048u);
+  EXPECT_EQ(p.limits.cpu_seconds, 600u);
+  EXPECT_EQ(p.limits_origin, Scope::system);
+  EXPECT_EQ(canonical_json(p)["limits"].dump(),
+            R"({"cpuSeconds":600,"memoryMiB":2048,"processes":512,"tmpfsMiB":64})");
+  // Unset limits keep the default size and set nothing else.
+  const Policy partial = policy_from_settings(effective_with({{"limits", {{"processes", 9}}}}));
+  EXPECT_EQ(partial.limits.tmpfs_mib, 1024u);
+  EXPECT_FALSE(partial.limits.memory_mib.has_value());
+  EXPECT_NE(policy_digest(partial), policy_digest(default_policy()));
+}
+
+TEST(Policy, BadLimitsAreRefused) {
+  const std::vector<nlohmann::json> bad = {
+      {{"limits", 5}},
+      {{"limits", {{"tmpfsMiB", 0}}}},
+      {{"limits", {{"tmpfsMiB", -1}}}},
+      {{"limits", {{"processes", 1.5}}}},
+      {{"limits", {{"memoryMiB", "1G"}}}},
+      {{"limits", {{"cpuSeconds", nlohmann::json(kMaxCpuSeconds + 1)}}}},
+      {{"limits", {{"tmpfsMiB", nlohmann::json(kMaxTmpfsMiB + 1)}}}},
+      {{"limits", {{"threads", 4}}}}};
+  for (const auto& sandbox : bad) {
+    try {
+      policy_from_settings(effective_with(sandbox));
+      ADD_FAILURE() << sandbox.dump() << " was accepted";
+    } catch (const Refused& r) {
+      ASSERT_EQ(r.refusals().size(), 1u) << sandbox.dump();
+      EXPECT_EQ(r.refusals()[0].rule, "policy-malformed");
+      EXPECT_NE(r.refusals()[0].path.find("tools.executionSandbox.limits"), std::string::npos);
+    }
+  }
+}
+
+TEST(Policy, ControlCharactersInAPathAreRefused) {
+  // bubblewrap's argv is C strings: "/srv/a\0b" would be mounted as /srv/a.
+  for (const std::string& key :
+       {std::string("/srv/a\0/b", 8), std::string("/srv/a\nb"), std::string("/srv/\x1b[2Ja"),
+        std::string("/srv/a\x7f"), std::string(":workspace/x\ty"), std::string("~/a\rb")}) {
+    try {
+      policy_from_settings(effective_with({{"filesystem", {{":root", "read"}, {key, "write"}}}}));
+      ADD_FAILURE() << printable_key(key) << " was accepted";
+    } catch (const Refused& r) {
+      ASSERT_EQ(r.refusals().size(), 1u) << printable_key(key);
+      EXPECT_EQ(r.refusals()[0].rule, "policy-malformed");
+      EXPECT_NE(r.refusals()[0].message.find("control character"), std::string::npos);
+      // The message shows the character escaped, never raw.
+      EXPECT_EQ(r.refusals()[0].entry, printable_key(key));
+      for (const char c : r.refusals()[0].to_string()) {
+        EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << r.what();
+      }
+    }
+  }
+  EXPECT_EQ(printable_key(std::string("/a\0b\n", 5)), "/a\\x00b\\x0a");
+  // Other bytes (UTF-8 included) are paths like any other.
+  EXPECT_NO_THROW(policy_from_settings(
+      effective_with({{"filesystem", {{":root", "read"}, {"/srv/caf\xc3\xa9 x", "read"}}}})));
 }
 
 TEST(Policy, SplitFormNormalisesKeysAndAccess) {

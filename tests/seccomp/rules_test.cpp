@@ -2,9 +2,11 @@
 // with the compiled filter is tested in sandbox_test.cpp.
 #include "launcher/seccomp/rules.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -41,8 +43,8 @@ std::vector<Rule> rules_for(const FilterOptions& options, const std::string& sys
 }
 
 bool refused(const FilterOptions& options, const std::string& syscall, std::uint64_t arg0,
-             std::uint64_t arg1 = 0) {
-  const std::uint64_t args[6] = {arg0, arg1, 0, 0, 0, 0};
+             std::uint64_t arg1 = 0, std::uint64_t arg2 = 0, std::uint64_t arg3 = 0) {
+  const std::uint64_t args[6] = {arg0, arg1, arg2, arg3, 0, 0};
   for (const Rule& rule : rules_for(options, syscall)) {
     if (refuses(rule, args)) return true;
   }
@@ -79,41 +81,98 @@ TEST(SeccompRules, AlwaysRefusedCallsAreUnconditionalWithTheirErrno) {
                                           "mount_setattr",
                                           "unshare",
                                           "setns"};
-  for (const FilterOptions options :
-       {FilterOptions{true, false}, FilterOptions{false, false}, FilterOptions{true, true}}) {
+  for (const FilterOptions& options : every_filter_options()) {
     for (const std::string& name : eperm) {
       const auto rules = rules_for(options, name);
       ASSERT_EQ(rules.size(), 1u) << name;
       EXPECT_TRUE(rules[0].when_any.empty()) << name;
       EXPECT_EQ(rules[0].error, EPERM) << name;
     }
-    const auto clone3 = rules_for(options, "clone3");
-    ASSERT_EQ(clone3.size(), 1u);
-    EXPECT_EQ(clone3[0].error, ENOSYS) << "libc falls back to clone(2) only on ENOSYS";
+    for (const char* name : {"clone3", "openat2"}) {
+      const auto rules = rules_for(options, name);
+      ASSERT_EQ(rules.size(), 1u) << name;
+      EXPECT_TRUE(rules[0].when_any.empty()) << name;
+      EXPECT_EQ(rules[0].error, ENOSYS) << name << ": callers fall back only on ENOSYS";
+    }
   }
 }
 
 TEST(SeccompRules, SocketFamiliesFollowTheOptions) {
-  const FilterOptions open_allow{false, false}, open_deny{false, true}, closed_allow{true, false},
-      closed_deny{true, true};
+  using U = UnixSockets;
+  const FilterOptions open_allow{false, U::allow}, open_pairs{false, U::pairs},
+      open_deny{false, U::deny}, closed_allow{true, U::allow}, closed_pairs{true, U::pairs},
+      closed_deny{true, U::deny};
+  const std::uint64_t stream = SOCK_STREAM;
   for (const char* call : {"socket", "socketpair"}) {
-    EXPECT_FALSE(refused(open_allow, call, AF_INET));
-    EXPECT_FALSE(refused(open_allow, call, AF_UNIX));
+    EXPECT_FALSE(refused(open_allow, call, AF_INET, stream));
+    EXPECT_FALSE(refused(open_allow, call, AF_UNIX, stream));
 
-    EXPECT_FALSE(refused(open_deny, call, AF_INET));
-    EXPECT_TRUE(refused(open_deny, call, AF_UNIX));
+    EXPECT_FALSE(refused(open_deny, call, AF_INET, stream));
+    EXPECT_TRUE(refused(open_deny, call, AF_UNIX, stream));
     // The kernel truncates the domain to int: high bits must not hide AF_UNIX.
-    EXPECT_TRUE(refused(open_deny, call, (1ULL << 32) | AF_UNIX));
+    EXPECT_TRUE(refused(open_deny, call, (1ULL << 32) | AF_UNIX, stream));
 
-    EXPECT_TRUE(refused(closed_allow, call, AF_INET));
-    EXPECT_TRUE(refused(closed_allow, call, AF_INET6));
-    EXPECT_TRUE(refused(closed_allow, call, AF_NETLINK));
-    EXPECT_TRUE(refused(closed_allow, call, AF_PACKET));
-    EXPECT_FALSE(refused(closed_allow, call, AF_UNIX));
+    EXPECT_TRUE(refused(closed_allow, call, AF_INET, stream));
+    EXPECT_TRUE(refused(closed_allow, call, AF_INET6, stream));
+    EXPECT_TRUE(refused(closed_allow, call, AF_NETLINK, stream));
+    EXPECT_TRUE(refused(closed_allow, call, AF_PACKET, stream));
+    EXPECT_FALSE(refused(closed_allow, call, AF_UNIX, stream));
 
-    EXPECT_TRUE(refused(closed_deny, call, AF_INET));
-    EXPECT_TRUE(refused(closed_deny, call, AF_UNIX));
+    EXPECT_TRUE(refused(closed_deny, call, AF_INET, stream));
+    EXPECT_TRUE(refused(closed_deny, call, AF_UNIX, stream));
+
+    EXPECT_TRUE(refused(closed_pairs, call, AF_INET, stream));
+    EXPECT_FALSE(refused(open_pairs, call, AF_INET, stream));
   }
+  // pairs: no socket(AF_UNIX) at all, so nothing can connect to a host socket.
+  EXPECT_TRUE(refused(open_pairs, "socket", AF_UNIX, stream));
+  EXPECT_TRUE(refused(open_pairs, "socket", (1ULL << 32) | AF_UNIX, stream));
+  EXPECT_TRUE(refused(closed_pairs, "socket", AF_UNIX, stream));
+}
+
+TEST(SeccompRules, PairsAllowOnlyConnectedSocketpairTypes) {
+  using U = UnixSockets;
+  for (const FilterOptions options :
+       {FilterOptions{false, U::pairs}, FilterOptions{true, U::pairs}}) {
+    SCOPED_TRACE(to_string(options));
+    for (const std::uint64_t flags :
+         {std::uint64_t{0}, std::uint64_t{SOCK_CLOEXEC | SOCK_NONBLOCK}}) {
+      EXPECT_FALSE(refused(options, "socketpair", AF_UNIX, SOCK_STREAM | flags));
+      EXPECT_FALSE(refused(options, "socketpair", AF_UNIX, SOCK_SEQPACKET | flags));
+      // A datagram socket can be pointed at any address (connect, sendto);
+      // AF_UNIX makes SOCK_RAW a datagram socket.
+      EXPECT_TRUE(refused(options, "socketpair", AF_UNIX, SOCK_DGRAM | flags));
+      EXPECT_TRUE(refused(options, "socketpair", AF_UNIX, SOCK_RAW | flags));
+      EXPECT_TRUE(refused(options, "socketpair", AF_UNIX, SOCK_RDM | flags));
+      EXPECT_TRUE(refused(options, "socketpair", AF_UNIX, 0 | flags));
+    }
+  }
+  // allow keeps datagram pairs.
+  EXPECT_FALSE(refused(FilterOptions{true, U::allow}, "socketpair", AF_UNIX, SOCK_DGRAM));
+}
+
+TEST(SeccompRules, SetIdModeBitsAreRefusedWhereverAModeIsPassed) {
+  const FilterOptions options;
+  for (const std::uint64_t bit : {std::uint64_t{S_ISUID}, std::uint64_t{S_ISGID}}) {
+    EXPECT_TRUE(refused(options, "chmod", 0, bit | 0755));
+    EXPECT_TRUE(refused(options, "fchmod", 3, bit | 0755));
+    EXPECT_TRUE(refused(options, "fchmodat", AT_FDCWD, 0, bit | 0755));
+    EXPECT_TRUE(refused(options, "fchmodat2", AT_FDCWD, 0, bit | 0755, 0));
+    EXPECT_TRUE(refused(options, "creat", 0, bit | 0755));
+    EXPECT_TRUE(refused(options, "mknod", 0, S_IFREG | bit | 0755));
+    EXPECT_TRUE(refused(options, "mknodat", AT_FDCWD, 0, S_IFREG | bit | 0755));
+    EXPECT_TRUE(refused(options, "open", 0, O_WRONLY | O_CREAT, bit | 0755));
+    EXPECT_TRUE(refused(options, "open", 0, O_WRONLY | O_TMPFILE, bit | 0755));
+    EXPECT_TRUE(refused(options, "openat", AT_FDCWD, 0, O_WRONLY | O_CREAT, bit | 0755));
+    EXPECT_TRUE(refused(options, "openat", AT_FDCWD, 0, O_WRONLY | O_TMPFILE, bit | 0755));
+  }
+  // Plain modes, sticky directories and opens that create nothing pass.
+  EXPECT_FALSE(refused(options, "chmod", 0, 0755));
+  EXPECT_FALSE(refused(options, "chmod", 0, 01777));
+  EXPECT_FALSE(refused(options, "fchmodat", AT_FDCWD, 0, 0644));
+  EXPECT_FALSE(refused(options, "open", 0, O_WRONLY | O_CREAT, 0644));
+  EXPECT_FALSE(refused(options, "openat", AT_FDCWD, 0, O_RDONLY, S_ISUID | 0755));
+  EXPECT_FALSE(refused(options, "mknodat", AT_FDCWD, 0, S_IFIFO | 0600));
 }
 
 TEST(SeccompRules, CloneIsRefusedOnlyWithNamespaceFlags) {
@@ -160,7 +219,7 @@ TEST(SeccompRules, TerminalInjectionIoctlsAreRefusedOnTheLow32Bits) {
 }
 
 TEST(SeccompRules, DescriptionNamesEveryRuleWithItsErrno) {
-  const FilterOptions options{true, false};
+  const FilterOptions options{true, UnixSockets::allow};
   const std::vector<std::string> lines = describe_rules(options);
   ASSERT_GE(lines.size(), 3u);
   EXPECT_NE(lines.front().find("native ABI only"), std::string::npos);
@@ -175,7 +234,7 @@ TEST(SeccompRules, DescriptionNamesEveryRuleWithItsErrno) {
   EXPECT_NE(all.find("refuse socket when domain is not AF_UNIX -> EPERM"), std::string::npos);
   EXPECT_NE(all.find("TIOCSTI"), std::string::npos);
 
-  const std::vector<std::string> open = describe_rules(FilterOptions{false, false});
+  const std::vector<std::string> open = describe_rules(FilterOptions{false, UnixSockets::allow});
   std::string open_all;
   for (const auto& line : open) open_all += line + "\n";
   EXPECT_EQ(open_all.find("refuse socket"), std::string::npos)

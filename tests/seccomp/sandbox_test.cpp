@@ -161,11 +161,19 @@ TEST(SeccompHost, KernelPrivilegedCallsAreRefusedByTheFilterNotJustByTheKernel) 
 }
 
 TEST(SeccompSandbox, OrdinaryWorkStillRunsUnderTheFilter) {
-  const std::vector<std::string> checks = {
-      "fork-exec",         "thread",      "tcgets",          "personality-linux",
-      "personality-query", "socket-unix", "socketpair-unix", "read:/etc/passwd",
-      "write:/dev/null",   "kill:1",      "env:PATH"};
-  for (const FilterOptions& options : {FilterOptions{true, false}, FilterOptions{false, false}}) {
+  const std::vector<std::string> checks = {"fork-exec",
+                                           "thread",
+                                           "tcgets",
+                                           "personality-linux",
+                                           "personality-query",
+                                           "socketpair-unix",
+                                           "read:/etc/passwd",
+                                           "write:/dev/null",
+                                           "kill:1",
+                                           "env:PATH"};
+  for (const FilterOptions& options :
+       {FilterOptions{true, UnixSockets::pairs}, FilterOptions{true, UnixSockets::allow},
+        FilterOptions{false, UnixSockets::allow}}) {
     SCOPED_TRACE(::testing::Message() << "network_closed=" << options.network_closed);
     const ProbeReport filtered = run_probe_in_bwrap(options, checks);
     expect_ran(filtered);
@@ -176,9 +184,9 @@ TEST(SeccompSandbox, OrdinaryWorkStillRunsUnderTheFilter) {
 }
 
 TEST(SeccompSandbox, SocketFamiliesFollowNetworkAndUnixSocketOptions) {
-  const std::vector<std::string> checks = {"socket-inet",     "socket-inet6",
-                                           "socket-netlink",  "socket-unix",
-                                           "socketpair-unix", "socket-unix-highbits"};
+  const std::vector<std::string> checks = {
+      "socket-inet",     "socket-inet6",         "socket-netlink",  "socket-unix",
+      "socketpair-unix", "socket-unix-highbits", "socketpair-dgram"};
   const ProbeReport control = run_probe_in_bwrap(std::nullopt, checks);
   expect_ran(control);
   for (const std::string& check : checks) {
@@ -188,15 +196,20 @@ TEST(SeccompSandbox, SocketFamiliesFollowNetworkAndUnixSocketOptions) {
 
   struct Expected {
     FilterOptions options;
-    bool inet;   // AF_INET, AF_INET6, AF_NETLINK
-    bool unix_;  // AF_UNIX socket and socketpair
+    bool inet;         // AF_INET, AF_INET6, AF_NETLINK
+    bool unix_socket;  // socket(AF_UNIX)
+    bool unix_pair;    // socketpair(AF_UNIX, SOCK_STREAM)
     bool unix_highbits;
+    bool dgram_pair;  // socketpair(AF_UNIX, SOCK_DGRAM)
   };
+  using U = UnixSockets;
   const Expected cases[] = {
-      {{false, false}, true, true, true},
-      {{false, true}, true, false, false},  // the masked test sees AF_UNIX under high bits
-      {{true, false}, false, true, false},  // closed refuses any domain != AF_UNIX (fail closed)
-      {{true, true}, false, false, false},
+      {{false, U::allow}, true, true, true, true, true},
+      {{false, U::pairs}, true, false, true, false, false},
+      {{false, U::deny}, true, false, false, false, false},  // masked: AF_UNIX under high bits
+      {{true, U::allow}, false, true, true, false, true},    // closed refuses domain != AF_UNIX
+      {{true, U::pairs}, false, false, true, false, false},
+      {{true, U::deny}, false, false, false, false, false},
   };
   for (const Expected& e : cases) {
     SCOPED_TRACE(to_string(e.options));
@@ -212,9 +225,36 @@ TEST(SeccompSandbox, SocketFamiliesFollowNetworkAndUnixSocketOptions) {
     expect("socket-inet", e.inet);
     expect("socket-inet6", e.inet);
     expect("socket-netlink", e.inet);
-    expect("socket-unix", e.unix_);
-    expect("socketpair-unix", e.unix_);
+    expect("socket-unix", e.unix_socket);
+    expect("socketpair-unix", e.unix_pair);
     expect("socket-unix-highbits", e.unix_highbits);
+    expect("socketpair-dgram", e.dgram_pair);
+  }
+}
+
+TEST(SeccompSandbox, SetIdModeBitsAreRefusedEveryWayAFileGetsThem) {
+  // bubblewrap's fresh /dev is a tmpfs the sandbox may write in these runs.
+  std::vector<std::string> set_id, plain;
+  for (const char* bit : {"setuid", "setgid"}) {
+    for (const char* way : {"chmod", "fchmod", "fchmodat", "fchmodat2", "open", "openat", "creat",
+                            "mknod", "mknodat", "tmpfile"}) {
+      set_id.push_back(std::string(bit) + ":" + way + ":/dev/shm/" + bit + "-" + way);
+    }
+  }
+  const ProbeReport control = run_probe_in_bwrap(std::nullopt, set_id);
+  expect_ran(control);
+  for (const std::string& check : set_id) {
+    EXPECT_TRUE(control.at(check).allowed)
+        << "without the filter: " << check << ": " << describe(control.at(check));
+  }
+  for (const FilterOptions& options : every_filter_options()) {
+    SCOPED_TRACE(to_string(options));
+    const ProbeReport filtered = run_probe_in_bwrap(options, set_id);
+    expect_ran(filtered);
+    for (const std::string& check : set_id) {
+      EXPECT_FALSE(filtered.at(check).allowed) << check << ": " << describe(filtered.at(check));
+      EXPECT_EQ(filtered.at(check).error, EPERM) << check << ": " << describe(filtered.at(check));
+    }
   }
 }
 
@@ -277,8 +317,9 @@ TEST(SeccompSandbox, ConnectionsFollowNetworkAndUnixSocketOptions) {
     if (options.network_closed) {
       EXPECT_EQ(t.error, EPERM) << describe(t);
     }
-    EXPECT_EQ(u.allowed, !options.deny_unix_sockets) << describe(u);
-    if (options.deny_unix_sockets) {
+    const bool unix_allowed = options.unix_sockets == UnixSockets::allow;
+    EXPECT_EQ(u.allowed, unix_allowed) << describe(u);
+    if (!unix_allowed) {
       EXPECT_EQ(u.error, EPERM) << describe(u);
     }
   }
