@@ -306,6 +306,9 @@ class Decider {
   Verdict decide_fetch(const ToolCall& call) const {
     const std::string host = shell::url_host(call.argument);
     if (host.empty()) {
+      // No host for a domain rule to match; the tool's bare deny rule still
+      // denies every fetch (and no rule allows a URL that cannot be read).
+      if (auto denied = match_host(host, 1)) return *denied;
       return {Decision::ask, std::nullopt, "no host in the URL \"" + call.argument + "\""};
     }
     if (auto matched = match_host(host, 3)) return *matched;

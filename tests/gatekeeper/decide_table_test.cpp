@@ -425,6 +425,28 @@ INSTANTIATE_TEST_SUITE_P(Gatekeeper, DecisionTable, ::testing::ValuesIn(kCases),
 // decide() without prepare() compiles on the fly and agrees with the
 // prepared context; a stale compilation (rules changed after prepare) is
 // not used.
+// Found by the permission-rules fuzzer: a URL with no host (https://) used to
+// be answered "ask" before any rule was looked at, so the tool's bare deny
+// rule did not deny it (and yolo mode then approved the ask).
+TEST(Decide, BareDenyRuleDeniesAFetchWhoseUrlHasNoHost) {
+  Context context;
+  context.workspace = tree().workspace;
+  context.cwd = tree().workspace;
+  context.home = tree().home;
+  context.tmp = tree().tmp;
+  context.persistent.allow.push_back(parse_rule("WebFetch"));
+  context.persistent.deny.push_back(parse_rule("WebFetch(domain:example.com)"));
+  context.persistent.deny.push_back(parse_rule("WebFetch"));
+  const ToolCall call{"WebFetch", "https://"};
+  EXPECT_EQ(decide(call, context).decision, Decision::deny);
+  context.mode = Mode::yolo;
+  EXPECT_EQ(decide(call, context).decision, Decision::deny);
+  // Without the bare deny, an unreadable URL is asked about, never allowed.
+  context.persistent.deny.pop_back();
+  context.mode = Mode::default_mode;
+  EXPECT_EQ(decide(call, context).decision, Decision::ask);
+}
+
 TEST(Decide, PrepareIsOnlyACache) {
   Context context;
   context.workspace = tree().workspace;
