@@ -12,7 +12,10 @@
 # Targets: settings_text key_path permission_rules shell policy.
 # Environment: FUZZ_BUILD_DIR (default build-fuzz); FUZZ_WORK_DIR (default
 # FUZZ_BUILD_DIR/work: the grown corpora, kept between runs, and crash
-# inputs); FUZZ_NICE=1 runs the fuzzers under nice.
+# inputs); FUZZ_NICE=1 runs the fuzzers under nice; FUZZ_SEED=N and
+# FUZZ_RUNS=N make a run repeatable (libFuzzer's -seed and -runs: the same
+# inputs in the same order, at most N of them, SECONDS still bounding the
+# time) — CI uses them, so that what passes here passes there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +55,8 @@ for target in "${targets[@]}"; do
   options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
            -artifact_prefix="$work/$target/crashes/")
   if [[ -n ${dict[$target]:-} ]]; then options+=(-dict="fuzz/dict/${dict[$target]}.dict"); fi
+  if [[ -n ${FUZZ_SEED:-} ]]; then options+=(-seed="$FUZZ_SEED"); fi
+  if [[ -n ${FUZZ_RUNS:-} ]]; then options+=(-runs="$FUZZ_RUNS"); fi
   # New inputs go to the first directory (the work corpus); the committed
   # seeds are only read.
   if ! "${nice_cmd[@]}" "$build/fuzz/fuzz_$target" "${options[@]}" "$work/$target/corpus" \
@@ -61,7 +66,7 @@ for target in "${targets[@]}"; do
     exit 1
   fi
   runs=$(awk '/stat::number_of_executed_units/ {print $2}' "$log")
-  printf 'fuzz: %-17s %12d executions in %4d s, no crash (corpus: %d inputs)\n' "$target" \
+  printf 'fuzz: %-17s %12d executions (limit %d s), no crash (corpus: %d inputs)\n' "$target" \
     "$runs" "$seconds" "$(find "$work/$target/corpus" -type f | wc -l)"
   total=$((total + runs))
 done
