@@ -17,6 +17,10 @@ namespace {
 
 struct CommonOptions {
   std::string scope;  // empty: effective
+  // show --effective: the default without --scope, accepted for clarity.
+  // (Held here, with the other options the callbacks keep alive: CLI11
+  // writes the flag after this function has returned.)
+  bool effective = false;
   std::string workspace;
   bool json = false;
 };
@@ -358,7 +362,6 @@ CLI::App* add_settings_cli(CLI::App& app, int& exit_code) {
   auto value = std::make_shared<std::string>();
   auto if_revision = std::make_shared<std::string>();
   auto origin = std::make_shared<bool>(false);
-  auto effective_flag = std::make_shared<bool>(false);
 
   auto* get = settings->add_subcommand(
       "get", "Print a value: the effective one (with its scope under --json), or one scope's");
@@ -398,7 +401,7 @@ CLI::App* add_settings_cli(CLI::App& app, int& exit_code) {
 
   auto* show = settings->add_subcommand("show", "Print the effective settings, or one scope");
   add_scope_options(show, *options, "Show this scope's document only");
-  show->add_flag("--effective", *effective_flag,
+  show->add_flag("--effective", options->effective,
                  "Show the merged settings (the default without --scope)");
   show->add_flag("--origin", *origin, "Say which scope each effective value came from");
   show->add_flag("--json", options->json, "Machine-readable output");
