@@ -8,7 +8,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -32,12 +31,6 @@ constexpr std::size_t kMaxSamples = 10;
 constexpr std::size_t kMaxTimelinePoints = 400;
 constexpr auto kWriterReady = std::chrono::seconds(20);
 constexpr auto kWriterGrace = std::chrono::seconds(3);
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
 
 struct PhasePlan {
   std::string name;
@@ -138,8 +131,8 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
   fs::create_directories(paths.config_dir);
   // The other operator scopes exist and are valid, so a reader decides on
   // them at once; only the user file is raced.
-  write_file(paths.system_dir / "system-defaults.json", "{}\n");
-  write_file(paths.system_dir / "settings.json", "{}\n");
+  write_whole_file(paths.system_dir / "system-defaults.json", "{}\n");
+  write_whole_file(paths.system_dir / "settings.json", "{}\n");
   dirs.setup.user_file = paths.config_dir / "settings.json";
   std::vector<std::string> writer_names;
   for (const auto& w : plan.writers) writer_names.push_back(w.name);
@@ -156,9 +149,9 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
   for (int i = 0; i < options.launchers; ++i) {
     const fs::path workspace = workspace_root / ("workspace-" + std::to_string(i));
     fs::create_directories(workspace / ".holdfast");
-    write_file(workspace / ".holdfast" / "settings.json", "{}\n");
-    write_file(workspace / "marker", "the probe must be able to read this\n");
-    write_file(workspace / kDeniedName, "the operator's policy denies reading this\n");
+    write_whole_file(workspace / ".holdfast" / "settings.json", "{}\n");
+    write_whole_file(workspace / "marker", "the probe must be able to read this\n");
+    write_whole_file(workspace / kDeniedName, "the operator's policy denies reading this\n");
     // A copy of the probe inside the workspace, the one place below the
     // campaign's root that the sandbox shows (its /tmp is private).
     if (!options.probe.empty()) {

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
+#include <stdexcept>
 
 namespace holdfast::race {
 
@@ -60,6 +62,12 @@ bool read_whole_file(const std::filesystem::path& path, std::string& out) {
   return true;
 }
 
+void write_whole_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
 NaiveReading read_naively(const std::filesystem::path& path) {
   NaiveReading reading;
   std::string bytes;
@@ -70,6 +78,7 @@ NaiveReading read_naively(const std::filesystem::path& path) {
     reading.missing_what = what_is_missing(path);
     return reading;
   }
+  reading.bytes = bytes;
   const auto document = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded() || !document.is_object()) {
     reading.kind = NaiveReading::Kind::damaged;

@@ -31,6 +31,9 @@ bool is_strict_policy(const nlohmann::json& settings);
 // The file's bytes into `out`; false (errno set) when it cannot be opened.
 bool read_whole_file(const std::filesystem::path& path, std::string& out);
 
+// Creates or truncates the file and writes `text`; throws when it cannot.
+void write_whole_file(const std::filesystem::path& path, const std::string& text);
+
 // What a reader without any care found at a path.
 struct NaiveReading {
   enum class Kind { strict, lax, missing, damaged };
@@ -41,6 +44,7 @@ struct NaiveReading {
   std::string missing_what;
   std::uint64_t generation = 0;  // meaningful when the document parsed
   bool has_generation = false;
+  std::string bytes;  // what it read (empty when missing)
 };
 
 // The reader from the seeds: open, read, parse. A missing file is "no

@@ -41,6 +41,32 @@ std::map<std::string, std::string> holdfast_environment(const TrialSetup& setup)
           {"HOLDFAST_STATE_DIR", setup.state_dir.string()}};
 }
 
+// The settings exactly as the naive reader saw its policy, for holdfast to
+// decide on: the bytes it read, in a config directory of the launcher's own
+// beside its workspace, with a state directory of its own. The seeds'
+// launcher enforces what it read once; asking holdfast with the live
+// directory instead would make the control wait out the writer's next gap
+// (a control runs its writer back to back) and measure holdfast, not the
+// naive reader.
+std::map<std::string, std::string> as_the_naive_reader_saw_it(const TrialSetup& setup,
+                                                              const fs::path& workspace,
+                                                              const NaiveReading& reading) {
+  const fs::path view = workspace.parent_path() / (workspace.filename().string() + ".naive-view");
+  const fs::path config = view / "config";
+  const fs::path state = view / "state";
+  fs::create_directories(config);
+  fs::create_directories(state);
+  fs::permissions(state, fs::perms::owner_all);
+  // Replaced by a rename, never missing: its state directory remembers it.
+  const fs::path temp = config / "settings.json.next";
+  write_whole_file(temp, reading.bytes);
+  fs::rename(temp, config / "settings.json");
+  auto environment = holdfast_environment(setup);
+  environment["HOLDFAST_CONFIG_DIR"] = config.string();
+  environment["HOLDFAST_STATE_DIR"] = state.string();
+  return environment;
+}
+
 std::string naive_kind(const NaiveReading& reading) {
   switch (reading.kind) {
     case NaiveReading::Kind::missing:
@@ -160,12 +186,16 @@ Trial classify_start(const Captured& captured, const fs::path& workspace) {
 }
 
 Trial launch_trial(const std::string& reader, const TrialSetup& setup, const fs::path& workspace) {
-  const auto environment = holdfast_environment(setup);
+  auto environment = holdfast_environment(setup);
   std::vector<std::string> argv;
   std::string seen_as;
   if (reader == "naive") {
     const NaiveReading reading = read_naively(setup.user_file);
-    if (naive_runs_unconfined(reading)) seen_as = naive_kind(reading);
+    if (naive_runs_unconfined(reading)) {
+      seen_as = naive_kind(reading);
+    } else {
+      environment = as_the_naive_reader_saw_it(setup, workspace, reading);
+    }
   }
   if (!seen_as.empty()) {
     argv = probe_args(setup, workspace);  // "no policy": the seeds' launcher runs it as is
@@ -221,6 +251,8 @@ Trial gatekeeper_trial(const std::string& reader, const TrialSetup& setup,
       environment["HOLDFAST_CONFIG_DIR"] = setup.empty_config_dir.string();
       environment["HOLDFAST_STATE_DIR"] = setup.empty_state_dir.string();
       seen_as = naive_kind(reading);
+    } else {
+      environment = as_the_naive_reader_saw_it(setup, workspace, reading);
     }
   }
   const std::vector<std::string> argv = {setup.holdfast,

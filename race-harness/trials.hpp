@@ -8,7 +8,8 @@
 //                  holdfast-probe ...`. naive: the harness reads the file
 //                  itself as the seeds' reader did and, when it sees no
 //                  policy, runs the probe directly with no sandbox;
-//                  otherwise it too starts `holdfast run`. Either way the
+//                  otherwise it too starts `holdfast run`, on the
+//                  settings as it read them. Either way the
 //                  probe says from inside whether the policy is in force:
 //                  it must be able to read the workspace (or the trial
 //                  proves nothing), must not be able to write it, and must
@@ -19,7 +20,7 @@
 //                  no policy, it asks `holdfast check` with the settings as
 //                  that reader saw them (no user file, and a state
 //                  directory that has never seen one), which answers
-//                  "allow"; otherwise it asks with the real settings.
+//                  "allow"; otherwise it asks with the bytes it read.
 //
 // Refused (holdfast failed closed: `run` exit 125, `check` exit 1) is
 // counted apart: it is not a violation.
