@@ -24,15 +24,22 @@ std::vector<std::string> lines_of(const std::string& text) {
 const json kWorkspaceWrite = {{"filesystem", {{":root", "read"}, {":workspace", "write"}}},
                               {"network", "closed"}};
 
-class FilesTest : public EscapeTest {};
+class FilesTest : public EscapeTest {
+ protected:
+  // A file outside the sandbox that the caller may write on the host.
+  fs::path victim() {
+    const fs::path victim = outside_ / "victim";
+    write_file(victim, "precious\n");
+    own(victim);
+    return victim;
+  }
+};
 
 // The command replaces the report file with a symlink to a file outside
 // its sandbox; holdfast writes the report after the command ended.
 TEST_P(FilesTest, ReportIsNotWrittenThroughASymlinkTheCommandPlanted) {
   set_policy(kWorkspaceWrite);
-  const fs::path victim = outside_ / "victim";
-  write_file(victim, "precious\n");
-  own(victim);
+  const fs::path victim = this->victim();
   const fs::path report = workspace_ / "report.json";
   const auto result =
       run({"/bin/sh", "-c", "rm -f report.json && ln -s \"$1\" report.json", "sh", victim.string()},
@@ -45,9 +52,7 @@ TEST_P(FilesTest, ReportIsNotWrittenThroughASymlinkTheCommandPlanted) {
 // before anything runs.
 TEST_P(FilesTest, ReportPathThatIsASymlinkIsRefusedBeforeTheStart) {
   set_policy(kWorkspaceWrite);
-  const fs::path victim = outside_ / "victim";
-  write_file(victim, "precious\n");
-  own(victim);
+  const fs::path victim = this->victim();
   const fs::path report = workspace_ / "report.json";
   fs::create_symlink(victim, report);
   own(report);

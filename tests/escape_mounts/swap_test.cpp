@@ -43,6 +43,29 @@ class SwapTest : public EscapeTest {
   }
 };
 
+// A missing .git under the writable workspace is kept from being created
+// by an empty read-only mount there. If a symlink takes its place just
+// before bubblewrap runs, that mount lands on the symlink's target, and the
+// command can replace the symlink with a repository of its own.
+TEST_P(SwapTest, MissingProtectedNameSwappedForASymlinkStaysUncreatable) {
+  set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
+  fs::create_directory(base_ / "elsewhere");
+  const fs::path wrapper = base_ / "bin" / "bwrap-plant";
+  write_file(wrapper, "#!/bin/sh\nln -s ../elsewhere '" + (workspace_ / ".git").string() +
+                          "' || exit 99\nexec '" + real_bwrap() + "' \"$@\"\n");
+  fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+  Launch launch;
+  launch.env["HOLDFAST_BWRAP"] = wrapper.string();
+  const auto result = run(
+      {"/bin/sh", "-c", "rm -f .git && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"},
+      {}, as_caller(launch));
+  EXPECT_FALSE(fs::exists(workspace_ / ".git" / "hooks" / "pre-commit"))
+      << "the command created .git";
+  EXPECT_EQ(result.exit_code, 125) << result.err;
+  EXPECT_NE(result.err.find("not built as checked"), std::string::npos) << result.err;
+}
+
 // The workspace becomes a symlink to $HOME: bound by path, $HOME would be
 // writable inside.
 TEST_P(SwapTest, WorkspaceSwappedForASymlinkToHomeIsNotMounted) {
