@@ -9,12 +9,13 @@ namespace holdfast::settings {
 namespace {
 
 // Keys a workspace may not set: they would widen or replace the operator's
-// policy.
+// policy, or hide its launches from the operator's records.
 const std::vector<KeyPath>& workspace_ignored_keys() {
   static const std::vector<KeyPath> keys = {{"tools", "executionSandbox"},
                                             {"security"},
                                             {"permissions", "allow"},
-                                            {"permissions", "defaultMode"}};
+                                            {"permissions", "defaultMode"},
+                                            {"launcher", "launchRecords"}};
   return keys;
 }
 

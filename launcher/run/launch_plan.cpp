@@ -28,7 +28,9 @@ std::chrono::microseconds since(Clock::time_point start) {
 std::vector<int> LaunchPlan::inherited_fds() const {
   std::vector<int> fds;
   if (seccomp_fd.valid()) fds.push_back(seccomp_fd.get());
+  if (gate) fds.push_back(gate->program_fd());
   if (empty_file_fd.valid()) fds.push_back(empty_file_fd.get());
+  for (const auto& fd : bind_sources.fds) fds.push_back(fd.get());
   return fds;
 }
 
@@ -81,9 +83,21 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   facts_request.workspace = request.workspace;
   facts_request.cwd = request.cwd;
   facts_request.scope_paths = plan.scope_paths;
+  facts_request.state_dir = request.state_dir;
+  for (const auto& file : plan.snapshot.scopes) {
+    if (!file.exists || !settings::is_operator_scope(file.scope)) continue;
+    facts_request.settings_files.emplace_back(
+        file.path, sandbox::FileId{file.identity.device, file.identity.inode});
+  }
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
   if (auto refusals = sandbox::check_admission(plan.policy, plan.facts); !refusals.empty()) {
     throw sandbox::Refused(std::move(refusals));
+  }
+  const sandbox::MountSummary mounts = sandbox::summarize_mounts(plan.policy, plan.facts);
+  plan.created_mount_points = mounts.created_on_host;
+  plan.mount_checks = mounts.mounts;
+  if (request.will_run) {
+    plan.bind_sources = open_bind_sources(mounts.bind_sources, plan.facts.identities);
   }
   if (sandbox::needs_empty_file_fd(plan.policy, plan.facts)) {
     plan.empty_file_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
@@ -96,15 +110,20 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   start = Clock::now();
   plan.filter = filter_options_for(plan.policy);
   const seccomp::Program program = seccomp::program_for(plan.filter);
-  plan.seccomp_fd = seccomp::program_to_memfd(program.bytes);
+  if (request.will_run) {
+    plan.gate.emplace(program.bytes);
+  } else {
+    plan.seccomp_fd = seccomp::program_to_memfd(program.bytes);
+  }
   plan.seccomp_baked = program.baked;
   plan.timings.seccomp = since(start);
 
   start = Clock::now();
   sandbox::BuildOptions build;
   build.bwrap_path = request.bwrap_path;
-  build.seccomp_fd = plan.seccomp_fd.get();
+  build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
   if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
+  if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
   plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, request.command, build);
   plan.timings.policy += since(start);
   return plan;

@@ -2,7 +2,8 @@
 // sandbox is built from derived from it alone. Nothing read
 // after the snapshot can change this launch.
 //
-//   snapshot → policy → host facts → admission → seccomp program → bwrap argv
+//   snapshot → policy → host facts → admission → bind sources opened and
+//   checked → seccomp program → bwrap argv
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "launcher/run/bind_sources.hpp"
+#include "launcher/run/start_gate.hpp"
+#include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "launcher/seccomp/rules.hpp"
@@ -25,12 +29,20 @@ struct LaunchRequest {
   std::vector<std::string> command;
   std::string bwrap_path;  // located beforehand (locate_bwrap)
   settings::SnapshotOptions snapshot_options;
+  // holdfast's state directory, existing (the sandbox keeps it read-only).
+  std::optional<std::filesystem::path> state_dir;
+  // Prepare to run: open every bind source and pass it to bwrap as a
+  // descriptor, and hand the seccomp program through the start gate. Off
+  // for --dry-run and --explain: the argv then names the paths and the
+  // program is a plain file descriptor, so it can be run by hand.
+  bool will_run = true;
 };
 
 struct LaunchTimings {
   std::chrono::microseconds snapshot{0};
-  std::chrono::microseconds policy{0};   // policy, host facts, admission, argv
-  std::chrono::microseconds seccomp{0};  // program (baked or built) into its memfd
+  std::chrono::microseconds policy{0};       // policy, host facts, admission, bind sources, argv
+  std::chrono::microseconds seccomp{0};      // program (baked or built) into its memfd or gate
+  std::chrono::microseconds mount_check{0};  // the built sandbox checked at the start gate
 };
 
 struct LaunchPlan {
@@ -40,9 +52,15 @@ struct LaunchPlan {
   sandbox::HostFacts facts;
   seccomp::FilterOptions filter;
   std::vector<std::string> argv;     // argv[0] is bwrap
-  settings::UniqueFd seccomp_fd;     // the BPF program, for --seccomp
+  settings::UniqueFd seccomp_fd;     // the BPF program, for --seccomp (not when will_run)
+  std::optional<StartGate> gate;     // the BPF program, for --seccomp (when will_run)
   bool seccomp_baked = false;        // the program was compiled at build time
   settings::UniqueFd empty_file_fd;  // data of denied files, when the policy has any
+  BindSources bind_sources;          // the checked descriptors of every bind
+  // Mount points bubblewrap will create on the host (MountPointCleanup).
+  std::vector<std::string> created_mount_points;
+  // Every mount, as it must be found in the built sandbox (mount_check.hpp).
+  std::vector<sandbox::MountCheck> mount_checks;
   LaunchTimings timings;
 
   // The descriptors bwrap must inherit.

@@ -10,6 +10,7 @@
 #include "settings/errors.hpp"
 #include "settings/fd.hpp"
 #include "settings/key_path.hpp"
+#include "settings/scopes.hpp"
 
 namespace holdfast::launcher {
 
@@ -55,6 +56,10 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
         {"canonical", sandbox::canonical_json(plan.policy)},
         {"digest", sandbox::policy_digest(plan.policy)}}},
       {"argv", plan.argv},
+      {"repositories",
+       {{"protected", plan.facts.nested_git},
+        {"directories_read", plan.facts.repo_scan.directories},
+        {"complete", plan.facts.repo_scan.complete}}},
       {"seccomp_program", plan.seccomp_baked ? "baked at build time" : "built at launch"},
       {"exit_status", exit_status},
       {"command_status",
@@ -65,6 +70,7 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
        {{"snapshot", plan.timings.snapshot.count()},
         {"policy_and_argv", plan.timings.policy.count()},
         {"seccomp", plan.timings.seccomp.count()},
+        {"mount_check", plan.timings.mount_check.count()},
         {"sandbox_up", outcome.started_after.count()},
         {"bwrap_exit", outcome.finished_after.count()}}},
   };
@@ -83,17 +89,11 @@ nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::stri
 }
 
 std::optional<std::filesystem::path> launch_log_path() {
-  // NOLINTBEGIN(concurrency-mt-unsafe): read at start-up
-  const char* state = std::getenv("XDG_STATE_HOME");
-  const char* home = std::getenv("HOME");
-  // NOLINTEND(concurrency-mt-unsafe)
-  if (state != nullptr && *state == '/') {
-    return std::filesystem::path(state) / "holdfast" / "launches.jsonl";
+  try {
+    return settings::state_dir_from_environment() / "launches.jsonl";
+  } catch (const settings::UsageError&) {
+    return std::nullopt;
   }
-  if (home != nullptr && *home == '/') {
-    return std::filesystem::path(home) / ".local" / "state" / "holdfast" / "launches.jsonl";
-  }
-  return std::nullopt;
 }
 
 void append_json_line(const std::filesystem::path& file, const nlohmann::json& record) {

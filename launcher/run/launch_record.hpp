@@ -1,5 +1,6 @@
 // What a launch leaves behind: the --report document and the one-line
-// launch record in $XDG_STATE_HOME/holdfast/launches.jsonl. Both name the
+// launch record in launches.jsonl in holdfast's state directory
+// (settings::state_dir_from_environment). Both name the
 // snapshot the sandbox was built from (its digest and every scope's
 // identity), so a launch can be traced to the exact bytes of its policy.
 #pragma once
@@ -22,15 +23,15 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
 nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::string>& command,
                              int exit_status);
 
-// $XDG_STATE_HOME/holdfast/launches.jsonl, else ~/.local/state/...; nullopt
-// when neither is known.
+// launches.jsonl in holdfast's state directory; nullopt when none is known.
 std::optional<std::filesystem::path> launch_log_path();
 
 // Appends one line with a single O_APPEND write (concurrent launches never
 // interleave). Throws settings::SystemError.
 void append_json_line(const std::filesystem::path& file, const nlohmann::json& record);
 
-// True unless the effective settings say launcher.launchRecords: false.
+// True unless the effective settings say launcher.launchRecords: false
+// (which only operator scopes can: the merge ignores it from a workspace).
 bool launch_records_enabled(const settings::Effective& effective);
 
 }  // namespace holdfast::launcher

@@ -1,57 +1,104 @@
 #include "launcher/run/mount_points.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <map>
+#include <cerrno>
+
+#include "settings/errors.hpp"
+#include "settings/sha256.hpp"
 
 namespace holdfast::launcher {
 
-std::vector<std::string> mount_destinations(const std::vector<std::string>& argv) {
-  // Options whose last argument is a destination, with their argument count.
-  static const std::map<std::string, int> kMounts = {
-      {"--tmpfs", 1}, {"--dir", 1}, {"--bind", 2}, {"--ro-bind", 2}, {"--ro-bind-data", 2}};
-  // Options that take arguments which are not destinations (skip them).
-  static const std::map<std::string, int> kOthers = {
-      {"--setenv", 2}, {"--perms", 1},   {"--chdir", 1},      {"--seccomp", 1}, {"--cap-drop", 1},
-      {"--chmod", 2},  {"--symlink", 2}, {"--remount-ro", 1}, {"--proc", 1},    {"--dev", 1},
-      {"--size", 1}};
-  std::vector<std::string> out;
-  for (std::size_t i = 1; i < argv.size() && argv[i] != "--"; ++i) {
-    if (const auto m = kMounts.find(argv[i]); m != kMounts.end()) {
-      const std::size_t last = i + static_cast<std::size_t>(m->second);
-      if (last < argv.size()) out.push_back(argv[last]);
-      i = last;
-    } else if (const auto o = kOthers.find(argv[i]); o != kOthers.end()) {
-      i += static_cast<std::size_t>(o->second);
-    }
-  }
-  return out;
+namespace fs = std::filesystem;
+
+namespace {
+
+int flock_retrying(int fd, int operation) {
+  int result = 0;
+  do {
+    result = ::flock(fd, operation);
+  } while (result != 0 && errno == EINTR);
+  return result;
 }
 
-std::vector<std::filesystem::path> missing_on_host(const std::vector<std::string>& destinations) {
-  std::vector<std::filesystem::path> missing;
-  struct stat st {};
-  for (const auto& path : destinations) {
-    if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) missing.emplace_back(path);
+}  // namespace
+
+MountPointCleanup::MountPointCleanup(const fs::path& state_dir)
+    : records_(state_dir / "mount-points") {
+  const fs::path lock = state_dir / "mount-points.lock";
+  lock_.reset(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!lock_.valid()) settings::throw_errno("cannot open the mount-point lock", lock);
+  if (flock_retrying(lock_.get(), LOCK_SH) != 0) {
+    settings::throw_errno("cannot take the mount-point lock", lock);
   }
-  return missing;
 }
 
-std::vector<std::filesystem::path> remove_empty_leftovers(
-    std::vector<std::filesystem::path> paths) {
-  std::sort(paths.begin(), paths.end(), [](const auto& a, const auto& b) {
-    return a.string().size() > b.string().size();  // deepest first
-  });
-  std::vector<std::filesystem::path> removed;
-  struct stat st {};
+void MountPointCleanup::record(const std::vector<std::string>& paths) {
+  if (paths.empty()) return;
+  if (::mkdir(records_.c_str(), 0700) != 0 && errno != EEXIST) {
+    settings::throw_errno("cannot create", records_);
+  }
   for (const auto& path : paths) {
-    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::rmdir(path.c_str()) == 0) {
-      removed.push_back(path);
+    const fs::path file = records_ / settings::sha256_hex(path);
+    settings::UniqueFd fd(
+        ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd.valid()) {
+      if (errno == EEXIST) continue;  // recorded by an earlier launch, not removed yet
+      settings::throw_errno("cannot record the mount point in", file);
+    }
+    settings::write_all(fd.get(), path, file);
+  }
+}
+
+std::vector<fs::path> MountPointCleanup::finish() {
+  std::vector<fs::path> removed;
+  // Not waiting: a launch that holds the lock shared still stands on the
+  // mount points, and removes them when it ends. (When the conversion
+  // fails, flock has dropped our shared lock; we are done anyway.)
+  if (flock_retrying(lock_.get(), LOCK_EX | LOCK_NB) != 0) {
+    lock_.reset();
+    return removed;
+  }
+  if (DIR* dir = ::opendir(records_.c_str())) {
+    std::vector<std::string> names;
+    while (const dirent* entry = ::readdir(dir)) {
+      if (entry->d_name[0] != '.') names.emplace_back(entry->d_name);
+    }
+    ::closedir(dir);
+    for (const auto& name : names) {
+      const fs::path file = records_ / name;
+      settings::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+      if (fd.valid()) {
+        try {
+          const std::string path = settings::read_all(fd.get(), file);
+          if (path.starts_with("/") && remove_empty_directory(path)) removed.emplace_back(path);
+        } catch (const settings::SystemError&) {
+          // an unreadable record is dropped like the others
+        }
+      }
+      ::unlink(file.c_str());
     }
   }
+  lock_.reset();
   return removed;
+}
+
+bool remove_empty_directory(const std::string& path) {
+  const fs::path p(path);
+  if (!p.is_absolute() || !p.has_parent_path() || p == p.root_path()) return false;
+  open_how how{};
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  const settings::UniqueFd parent(static_cast<int>(
+      ::syscall(SYS_openat2, AT_FDCWD, p.parent_path().c_str(), &how, sizeof how)));
+  if (!parent.valid()) return false;
+  return ::unlinkat(parent.get(), p.filename().c_str(), AT_REMOVEDIR) == 0;
 }
 
 }  // namespace holdfast::launcher

@@ -1,5 +1,6 @@
 #include "launcher/run/run_cli.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/run/launch_record.hpp"
+#include "launcher/run/mount_check.hpp"
 #include "launcher/run/mount_points.hpp"
 #include "launcher/run/supervise.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
@@ -56,6 +58,46 @@ void save_seccomp_program(int memfd, const std::string& file) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << program;
   if (!out) throw settings::SystemError("cannot write", file, errno);
+}
+
+// Opens the --report file before the command starts, so that what the
+// command does to that path meanwhile (a symlink in its place) changes
+// nothing: the report is written through this descriptor. A symlink there
+// already (O_NOFOLLOW), anything but a regular file, or a file with other
+// names (hard links) is refused.
+settings::UniqueFd open_report(const std::string& file) {
+  settings::UniqueFd fd(
+      ::open(file.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666));
+  if (!fd.valid()) {
+    if (errno == ELOOP) {
+      throw settings::UsageError("the report file " + file +
+                                 " is a symlink; holdfast writes reports only to a regular file "
+                                 "it opens without following links. Remove it or choose another "
+                                 "path");
+    }
+    settings::throw_errno("cannot open the report file", file);
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) settings::throw_errno("cannot stat the report file", file);
+  if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    throw settings::UsageError(
+        "the report file " + file + " is " +
+        (S_ISREG(st.st_mode) ? "a file with other names (hard links)" : "not a regular file") +
+        "; holdfast writes reports only to a regular file of its own. Remove it or choose another "
+        "path");
+  }
+  return fd;
+}
+
+// Creates holdfast's state directory (and the missing directories above
+// it) private to the user, as the XDG base directories are. Failing is not
+// fatal: records and mount-point cleanup then warn or do nothing.
+void make_state_dir(const fs::path& dir) {
+  fs::path at;
+  for (const auto& part : dir) {
+    at /= part;
+    if (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST) return;
+  }
 }
 
 // The caller's logical cwd: $PWD when it names the current directory (it
@@ -120,6 +162,38 @@ std::string failure_message(const std::exception_ptr& failure) {
   }
 }
 
+// How the mounts are made and checked, and what holdfast looked for on
+// this host to protect.
+std::string describe_mounts(const LaunchPlan& plan) {
+  const auto& facts = plan.facts;
+  std::string out =
+      "mounts: each bind source is opened once, following no symlink, checked to be the file "
+      "looked at above (device and inode) and passed to bubblewrap as a descriptor; the built "
+      "sandbox is held before the command starts and each mount is checked from outside (at its "
+      "path, no symlink on the way, the file checked, read-only where it must be)\n";
+  out += "repositories below writable directories: " + std::to_string(facts.nested_git.size()) +
+         " found (" + std::to_string(facts.repo_scan.directories) + " directories read" +
+         (facts.repo_scan.complete
+              ? ")"
+              : "; stopped at the limit of " + std::to_string(sandbox::kRepoScanBudget) +
+                    ": repositories deeper than that are not protected)") +
+         "; each is read-only inside\n";
+  for (const auto& git : facts.nested_git) out += "  " + git + "\n";
+  out += facts.state_dir ? "state directory: " + facts.state_dir->canonical +
+                               " (launch records; never writable inside)\n"
+                         : std::string(
+                               "state directory: unknown (no HOLDFAST_STATE_DIR, "
+                               "XDG_STATE_HOME or HOME): no launch records, and the "
+                               "mount points below are not removed\n");
+  if (!plan.created_mount_points.empty()) {
+    out +=
+        "mount points bubblewrap creates on the host (empty directories, removed by the last "
+        "launch to end):\n";
+    for (const auto& path : plan.created_mount_points) out += "  " + path + "\n";
+  }
+  return out;
+}
+
 std::string describe_explanation(const LaunchPlan& plan) {
   std::string out = "settings snapshot " + plan.snapshot.digest + "\n";
   for (const auto& file : plan.snapshot.scopes) {
@@ -130,6 +204,7 @@ std::string describe_explanation(const LaunchPlan& plan) {
     out += "  " + warning.to_string() + "\n";
   }
   out += "\n" + sandbox::explain(plan.policy, &plan.facts);
+  out += "\n" + describe_mounts(plan);
   out += "\nseccomp filter:\n";
   for (const auto& line : seccomp::describe_rules(plan.filter)) out += "  " + line + "\n";
   return out;
@@ -167,10 +242,18 @@ int run(const RunOptions& options) {
   request.workspace = options.workspace.empty() ? cwd : fs::absolute(options.workspace);
   request.cwd = cwd;
   request.command = options.command;
+  try {
+    request.state_dir = settings::state_dir_from_environment();
+    make_state_dir(*request.state_dir);
+  } catch (const settings::UsageError&) {
+    // No state directory: no launch records, no mount-point cleanup.
+  }
+  request.will_run = !options.dry_run && !options.explain;
   const auto bwrap = locate_bwrap();
   request.bwrap_path = bwrap.value_or("bwrap");
 
   LaunchPlan plan;
+  std::optional<MountPointCleanup> mount_points;
   try {
     if (!bwrap) {
       // Still read the settings: only an operator may allow running unconfined.
@@ -185,6 +268,15 @@ int run(const RunOptions& options) {
           "runs a command unconfined unless an operator sets security.allowUnconfined. Install "
           "it (apt-get install bubblewrap); " +
           std::string(kDoctorHint));
+    }
+    if (request.will_run && request.state_dir) {
+      // Before looking at the host: no other launch's cleanup may remove a
+      // mount point this one is about to stand on.
+      try {
+        mount_points.emplace(*request.state_dir);
+      } catch (const settings::SystemError&) {
+        // No lock, no cleanup: the mount points stay behind, empty.
+      }
     }
     plan = plan_launch(request);
   } catch (const std::exception&) {
@@ -224,28 +316,62 @@ int run(const RunOptions& options) {
     supervise_request.timeout =
         std::chrono::milliseconds(static_cast<long>(options.timeout_seconds * 1000));
   }
-  const auto created_by_bwrap = missing_on_host(mount_destinations(plan.argv));
+  // Nothing runs in the sandbox until its mounts are seen to be what was
+  // checked (mount_check.hpp).
+  std::string mounts_wrong;
+  supervise_request.gate = GateCheck{
+      plan.gate->ready_fd(), [&](long sandbox_pid) {
+        const auto checking = std::chrono::steady_clock::now();
+        mounts_wrong = check_sandbox_mounts(sandbox_pid, plan.mount_checks, plan.facts.identities);
+        plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now() - checking);
+        if (!mounts_wrong.empty()) return false;
+        try {
+          plan.gate->open();
+        } catch (const settings::SystemError& e) {
+          mounts_wrong = e.what();
+          return false;
+        }
+        return true;
+      }};
+  settings::UniqueFd report;
   SuperviseOutcome outcome;
   try {
+    if (!options.report.empty()) report = open_report(options.report);
+    if (mount_points) {
+      try {
+        mount_points->record(plan.created_mount_points);
+      } catch (const settings::SystemError&) {
+        // Unrecorded mount points stay behind, empty; nothing is weakened.
+      }
+    }
     outcome = supervise(supervise_request);
   } catch (const std::exception&) {
     return refuse(failure_message(std::current_exception()));
   }
-  remove_empty_leftovers(created_by_bwrap);
+  if (mount_points) mount_points->finish();
   const int status = exit_status_of(outcome);
   if (outcome.timed_out) {
     std::cerr << "holdfast: the command exceeded --timeout " << options.timeout_seconds
               << " s and was stopped\n";
+  } else if (outcome.gate_refused) {
+    std::cerr << "holdfast: the sandbox was not built as checked (" << mounts_wrong
+              << "); the command did not run. Something moved a directory on the way while the "
+                 "sandbox was built; start it again, and find what keeps moving it (anything "
+                 "that can write a parent directory can)\n";
   } else if (!outcome.command_status) {
     std::cerr << "holdfast: bubblewrap could not set up the sandbox (its message is above); "
                  "the command did not run. "
               << kDoctorHint << "\n";
   }
 
-  if (!options.report.empty()) {
+  if (report.valid()) {
     try {
-      std::ofstream(options.report, std::ios::trunc)
-          << launch_report(plan, outcome, status).dump(2) << "\n";
+      if (::ftruncate(report.get(), 0) != 0) {
+        settings::throw_errno("cannot truncate the report file", options.report);
+      }
+      settings::write_all(report.get(), launch_report(plan, outcome, status).dump(2) + "\n",
+                          options.report);
     } catch (const std::exception& e) {
       std::cerr << "holdfast: cannot write the report " << options.report << ": " << e.what()
                 << "\n";

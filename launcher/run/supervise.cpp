@@ -244,6 +244,7 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   std::optional<Clock::time_point> kill_at;
   std::string info_text;
   bool info_open = true;
+  bool gate_waiting = request.gate.has_value();
 
   // The sandbox's pid, from what the info pipe holds now.
   const auto read_info = [&] {
@@ -266,7 +267,8 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   };
 
   // Wakes only for what needs an answer: a signal to forward, bwrap's exit,
-  // a deadline, and the info pipe until it has named the sandbox's pid.
+  // a deadline, the info pipe until it has named the sandbox's pid, and the
+  // start gate once.
   // bwrap writes its info and status objects a few bytes per write() while
   // it builds the sandbox; waking for each would take the CPU from bwrap
   // about a dozen times per launch. The status pipe is read once bwrap has
@@ -282,14 +284,28 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
       timeout_ms = timeout_ms < 0 ? ms : std::min(timeout_ms, ms);
     }
     const bool want_info = info_open && outcome.sandbox_init_pid == 0;
-    pollfd fds[3] = {{signals.fd(), POLLIN, 0},
+    const bool want_gate = gate_waiting && outcome.sandbox_init_pid > 0;
+    pollfd fds[4] = {{signals.fd(), POLLIN, 0},
                      {pidfd.get(), POLLIN, 0},
-                     {want_info ? info.read_end.get() : -1, POLLIN, 0}};
-    const int ready = ::poll(fds, 3, timeout_ms);
+                     {want_info ? info.read_end.get() : -1, POLLIN, 0},
+                     {want_gate ? request.gate->ready_fd : -1, POLLOUT, 0}};
+    const int ready = ::poll(fds, 4, timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) throw SystemError("cannot poll while supervising", request.bwrap_path, errno);
 
     if ((fds[2].revents & (POLLIN | POLLHUP)) != 0) read_info();
+    if ((fds[3].revents & POLLOUT) != 0) {
+      gate_waiting = false;
+      if (!request.gate->open(outcome.sandbox_init_pid)) {
+        outcome.gate_refused = true;
+        // The sandbox's init is still building (bubblewrap ties it to its
+        // parent only later): both go.
+        ::kill(static_cast<pid_t>(outcome.sandbox_init_pid), SIGKILL);
+        ::kill(bwrap, SIGKILL);
+      }
+    } else if ((fds[3].revents & (POLLERR | POLLHUP)) != 0) {
+      gate_waiting = false;  // bwrap is gone before reaching the gate
+    }
     if ((fds[0].revents & POLLIN) != 0) {
       signalfd_siginfo info_record{};
       while (::read(signals.fd(), &info_record, sizeof info_record) == sizeof info_record) {

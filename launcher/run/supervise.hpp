@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +36,17 @@ struct ResourceLimit {
   bool operator==(const ResourceLimit&) const = default;
 };
 
+// A hold between bubblewrap building the sandbox and starting the command:
+// `ready_fd` becomes writable when the sandbox is built (see
+// launcher/run/start_gate.hpp); supervise then calls `open` with the host
+// pid of the sandbox's init. `open` releases bwrap and returns true, or
+// returns false, and bwrap and the sandbox's init are killed before the
+// command ran.
+struct GateCheck {
+  int ready_fd = -1;
+  std::function<bool(long sandbox_pid)> open;
+};
+
 struct SuperviseRequest {
   std::string bwrap_path;               // absolute path of the bwrap executable
   std::vector<std::string> bwrap_args;  // everything after argv[0], ending with "--", CMD...
@@ -49,6 +61,7 @@ struct SuperviseRequest {
   std::optional<std::chrono::milliseconds> timeout;
   // After the timeout's SIGTERM, how long before SIGKILL.
   std::chrono::milliseconds kill_grace{2000};
+  std::optional<GateCheck> gate;
 };
 
 struct SuperviseOutcome {
@@ -57,6 +70,7 @@ struct SuperviseOutcome {
   std::optional<int> command_status;
   int bwrap_wait_status = 0;  // raw waitpid() status of bwrap itself
   bool timed_out = false;
+  bool gate_refused = false;  // the gate's open() said no; the command never ran
   std::vector<int> forwarded_signals;
   long sandbox_init_pid = 0;                    // host pid of the sandbox's pid 1, from --info-fd
   std::chrono::microseconds started_after{0};   // spawn → bwrap reported the sandbox up

@@ -187,29 +187,39 @@ void check_entries(const Policy& policy, const HostFacts& facts, std::vector<Ref
     trusted_path(dir, "holdfast's operator settings directory", "");
   }
   for (const auto& rule : rules) {
-    if (rule.source != RuleSource::protected_name) continue;
-    if (const auto& gitdir = facts.at(rule.path).gitdir) {
-      trusted_path(facts.at(*gitdir), "the gitdir of the protected " + rule.path, rule.entry);
+    if (!protects_repository(rule.source)) continue;
+    const PathFacts& git = rule.source == RuleSource::nested_repo
+                               ? facts.at(join_path(rule.entry, ".git"))
+                               : facts.at(rule.path);
+    if (git.gitdir) {
+      trusted_path(facts.at(*git.gitdir), "the gitdir of the protected " + rule.path, rule.entry);
     }
   }
+  if (facts.state_dir) trusted_path(*facts.state_dir, "holdfast's state directory", "");
   // A missing protected path under a writable parent is kept from being
   // created by an empty read-only directory mounted there; bubblewrap can
   // create that mount point, but not a missing directory above it that must
   // also be pinned (it resolves bind sources before mounting anything).
   for (const auto& rule : rules) {
-    if (rule.source != RuleSource::operator_dir && rule.source != RuleSource::gitdir) continue;
+    if (rule.source != RuleSource::operator_dir && rule.source != RuleSource::gitdir &&
+        rule.source != RuleSource::state_dir) {
+      continue;
+    }
     if (rule.kind != Kind::missing) continue;
     const PathFacts& f =
-        rule.source == RuleSource::gitdir
-            ? facts.at(rule.entry)
+        rule.source == RuleSource::gitdir ? facts.at(rule.entry)
+        : rule.source == RuleSource::state_dir
+            ? *facts.state_dir
             : *std::find_if(facts.operator_dirs.begin(), facts.operator_dirs.end(),
                             [&](const PathFacts& d) { return d.canonical == rule.path; });
     if (f.existing_ancestor == parent_path(f.canonical)) continue;
+    const char* what = rule.source == RuleSource::gitdir ? "the gitdir of a protected .git file"
+                       : rule.source == RuleSource::state_dir
+                           ? "holdfast's state directory"
+                           : "holdfast's operator settings directory";
     out.push_back(
         {"trusted-path-missing-under-writable", rule.path, rule.entry,
-         std::string(rule.source == RuleSource::gitdir ? "the gitdir of a protected .git file"
-                                                       : "holdfast's operator settings directory") +
-             " does not exist, nor does its parent, and " + f.existing_ancestor +
+         std::string(what) + " does not exist, nor does its parent, and " + f.existing_ancestor +
              " is writable: the sandboxed command could create it",
          "create it (mkdir -p " + rule.path + ") or make " + f.existing_ancestor + " read-only"});
   }
@@ -220,6 +230,88 @@ void check_entries(const Policy& policy, const HostFacts& facts, std::vector<Ref
   }
 }
 
+// holdfast's state directory holds the launch records: like the settings
+// directories, nothing inside may write it (build_rules keeps it read-only
+// under a writable root; the symlink checks are in check_entries).
+void check_state_dir(const Policy& policy, const HostFacts& facts, std::vector<Refusal>& out) {
+  if (!facts.state_dir) return;
+  const std::string& dir = facts.state_dir->canonical;
+  if (overlaps(facts.workspace.canonical, dir)) {
+    out.push_back({"workspace-overlaps-state", facts.workspace.canonical, "",
+                   "the workspace overlaps holdfast's state directory " + dir +
+                       " (launch records), which must never be writable inside",
+                   "use a project directory apart from the state directory, or set "
+                   "HOLDFAST_STATE_DIR elsewhere"});
+  }
+  for (const auto& entry : policy.filesystem) {
+    if (entry.access != Access::write) continue;
+    for (const auto& path : expand_key(entry, facts.tokens)) {
+      const std::string& canonical = facts.at(path).canonical;
+      if (!is_within(canonical, dir)) continue;
+      out.push_back({"state-dir-writable", canonical, entry.written,
+                     "holdfast's state directory " + dir +
+                         " (launch records) is never writable inside the sandbox",
+                     "change the entry to read or deny, or remove it"});
+    }
+  }
+}
+
+// The next launch reads the operator settings files: the command must not
+// be able to write the file that was read, under any of its names.
+void check_settings_files(const std::vector<Rule>& rules, const HostFacts& facts,
+                          std::vector<Refusal>& out) {
+  // The devices that writable binds expose.
+  std::vector<std::pair<dev_t, std::string>> writable_devices;
+  for (const auto& rule : rules) {
+    if (rule.access != Access::write || rule.kind == Kind::missing) continue;
+    if (const auto it = facts.identities.find(rule.path); it != facts.identities.end()) {
+      writable_devices.emplace_back(it->second.device, rule.path);
+    }
+  }
+  for (const auto& file : facts.settings_files) {
+    const PathFacts& f = file.facts;
+    if (!f.exists() || f.id != file.read) {
+      out.push_back(
+          {"settings-file-changed", f.path, "",
+           "the settings file is no longer the file that was read a moment ago",
+           "start the launch again; if this repeats, find what keeps replacing the file"});
+      continue;
+    }
+    if (resolve(rules, f.canonical).access == Access::write) {
+      out.push_back({"settings-file-writable-inside", f.path, "",
+                     "the settings file " +
+                         (f.canonical == f.path ? std::string("is writable inside the sandbox")
+                                                : "is a symlink to " + f.canonical +
+                                                      ", which is writable inside the sandbox") +
+                         ": the command could rewrite the policy of the next launch",
+                     "keep settings files in the settings directory itself, not linked to a path "
+                     "the policy makes writable"});
+      continue;
+    }
+    for (const auto& hop : f.symlinks) {
+      if (resolve(rules, hop.parent).access != Access::write) continue;
+      out.push_back({"trusted-path-through-writable-symlink", f.path, "",
+                     "the settings file goes through the symlink " + hop.link +
+                         ", which lies in a writable directory: the command could retarget it "
+                         "and choose what the next launch reads",
+                     "replace the symlink with the real file (" + f.canonical + ")"});
+      break;
+    }
+    if (f.links <= 1) continue;
+    for (const auto& [device, path] : writable_devices) {
+      if (device != f.id.device) continue;
+      out.push_back({"settings-file-linked-into-writable", f.path, "",
+                     "the settings file has " + std::to_string(f.links) +
+                         " names (hard links) on the file system of the writable path " + path +
+                         ": one of them could be inside the sandbox, where the command could "
+                         "rewrite the policy of the next launch",
+                     "remove the other names (find / -xdev -samefile " + f.canonical +
+                         "), or save the settings again (holdfast writes a new file)"});
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Refusal> check_admission(const Policy& policy, const HostFacts& facts) {
@@ -227,6 +319,12 @@ std::vector<Refusal> check_admission(const Policy& policy, const HostFacts& fact
   check_workspace(facts, out);
   if (facts.workspace.kind == Kind::directory && facts.workspace.canonical != "/") {
     check_entries(policy, facts, out);
+    check_state_dir(policy, facts, out);
+    try {
+      check_settings_files(build_rules(policy, facts), facts, out);
+    } catch (const Refused&) {
+      // check_entries reported it
+    }
   }
   return out;
 }

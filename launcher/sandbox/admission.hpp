@@ -20,6 +20,17 @@
 // directory (the next launch, or git, would follow a retargeted link); no
 // missing operator settings directory or gitdir whose parent is missing too
 // under a writable directory (its ancestors could not be pinned).
+//
+// holdfast's state directory (launch records) is protected like the
+// settings directories: no write entry at or under it, no workspace that
+// overlaps it, not reached through a symlink in a writable directory.
+//
+// The operator settings files the snapshot read must not be writable
+// inside: not the file itself (a symlink's target included), not through a
+// symlink in a writable directory, and not through another name: a file
+// with more than one hard link on the device of a writable path could have
+// one of them inside. A file that is no longer the one the snapshot read is
+// refused too (read again by starting again).
 #pragma once
 
 #include <vector>

@@ -77,10 +77,9 @@ class Builder {
   void mounts() {
     const auto root = rules_.find("/");
     root_masked_ = root == rules_.end() || root->second.access == Access::deny;
-    if (!root_masked_) {
-      const bool write = root->second.access == Access::write;
-      add({write ? "--bind" : "--ro-bind", "/", "/"});
-    }
+    if (!root_masked_) bind(root->second.access, "/");
+    // An empty root is bubblewrap's own tmpfs, made read-only at the end.
+    if (root_masked_) check("/", MountCheck::Type::tmpfs, true);
     for (const auto& arg : fresh_dev_and_proc(tmpfs_size_)) args_.push_back(arg);
     made_ = {"/", "/dev", "/proc"};
 
@@ -99,7 +98,7 @@ class Builder {
     });
     for (const auto& [path, rule] : ordered) {
       if (rule == nullptr) {
-        add({"--bind", path, path});
+        bind(Access::write, path);
         made_.insert(path);
       } else {
         mount(*rule);
@@ -118,10 +117,31 @@ class Builder {
   }
 
   bool root_masked() const { return root_masked_; }
+  const MountSummary& summary() const { return summary_; }
 
  private:
   void add(std::initializer_list<std::string> items) {
     args_.insert(args_.end(), items.begin(), items.end());
+  }
+
+  void check(const std::string& path, MountCheck::Type type, bool read_only) {
+    summary_.mounts.push_back({path, type, read_only});
+  }
+
+  // A host path bound onto itself, by descriptor when the caller gave one.
+  void bind(Access access, const std::string& path) {
+    summary_.bind_sources.push_back(path);
+    check(path, MountCheck::Type::bind, access != Access::write);
+    const bool write = access == Access::write;
+    if (!options_.bind_fds) {
+      add({write ? "--bind" : "--ro-bind", path, path});
+      return;
+    }
+    const auto fd = options_.bind_fds->find(path);
+    if (fd == options_.bind_fds->end()) {
+      throw std::invalid_argument("build_bwrap_args: no descriptor for the bind source " + path);
+    }
+    add({write ? "--bind-fd" : "--ro-bind-fd", std::to_string(fd->second), path});
   }
 
   // Recreates the components between the nearest path that exists in the
@@ -189,6 +209,7 @@ class Builder {
     if (rule.source == RuleSource::private_tmp) {
       make_parents(p);
       add({"--size", tmpfs_size_, "--tmpfs", p});
+      check(p, MountCheck::Type::tmpfs, false);
       made_.insert(p);
       return;
     }
@@ -199,8 +220,10 @@ class Builder {
       // refused by admission; elsewhere nothing can create the path.
       if (rule.source != RuleSource::entry && parent == Access::write) {
         add({"--perms", "0555", "--tmpfs", p});
+        check(p, MountCheck::Type::tmpfs, true);
         made_.insert(p);
         remount_.push_back(p);
+        summary_.created_on_host.push_back(p);
       }
       return;
     }
@@ -217,11 +240,12 @@ class Builder {
       } else {
         add({"--perms", "0000", "--ro-bind-data", std::to_string(*options_.empty_file_fd), p});
       }
+      check(p, MountCheck::Type::tmpfs, true);
       made_.insert(p);
       return;
     }
     if (masks(ancestor)) make_parents(p);
-    add({rule.access == Access::write ? "--bind" : "--ro-bind", p, p});
+    bind(rule.access, p);
     made_.insert(p);
   }
 
@@ -232,6 +256,7 @@ class Builder {
   bool root_masked_ = true;
   std::set<std::string> made_;
   std::vector<std::string> remount_;
+  MountSummary summary_;
 };
 
 }  // namespace
@@ -255,6 +280,16 @@ bool needs_empty_file_fd(const Policy& policy, const HostFacts& facts) {
     if (ancestor != nullptr && ancestor->access != Access::deny) return true;
   }
   return false;
+}
+
+MountSummary summarize_mounts(const Policy& policy, const HostFacts& facts) {
+  BuildOptions options;
+  options.empty_file_fd = -1;  // the argv is thrown away
+  std::vector<std::string> args;
+  const auto rules = collapse(build_rules(policy, facts));
+  Builder builder(rules, options, policy.limits, args);
+  builder.mounts();
+  return builder.summary();
 }
 
 std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts& facts,

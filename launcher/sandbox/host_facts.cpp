@@ -1,14 +1,18 @@
 #include "launcher/sandbox/host_facts.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <deque>
 #include <stdexcept>
 
 #include "launcher/sandbox/paths.hpp"
+#include "launcher/sandbox/refusal.hpp"
 #include "settings/errors.hpp"
 #include "settings/fd.hpp"
 
@@ -56,9 +60,25 @@ std::optional<std::string> read_gitdir(const std::string& git_file) {
   return absolute;
 }
 
+// Records what `path` is now; a path met before as another file (a
+// directory since swapped for a symlink, say) makes the facts disagree
+// with each other, and the launch is refused rather than built from both.
+void remember(std::map<std::string, FileId>* identities, const std::string& path,
+              const struct stat& st) {
+  if (identities == nullptr) return;
+  const FileId id{st.st_dev, st.st_ino};
+  const auto [it, inserted] = identities->emplace(path, id);
+  if (inserted || it->second == id) return;
+  throw Refused({{"path-changed-during-launch", path, "",
+                  "the path changed while holdfast was looking at the host (it is now another "
+                  "file than a moment ago)",
+                  "start the launch again; if this repeats, find what keeps moving it (anything "
+                  "that can write its parent directory can)"}});
+}
+
 }  // namespace
 
-PathFacts probe_path(const std::string& absolute_path) {
+PathFacts probe_path(const std::string& absolute_path, std::map<std::string, FileId>* identities) {
   PathFacts facts;
   facts.path = absolute_path;
   struct Item {
@@ -72,7 +92,9 @@ PathFacts probe_path(const std::string& absolute_path) {
   std::string current = "/";
   bool exists = true;
   int hops = 0;
-  mode_t last_mode = S_IFDIR;
+  struct stat last {};
+  if (::lstat("/", &last) != 0) settings::throw_errno("lstat", "/");
+  remember(identities, "/", last);
   while (!todo.empty()) {
     const Item item = todo.front();
     todo.pop_front();
@@ -93,9 +115,10 @@ PathFacts probe_path(const std::string& absolute_path) {
       current = next;
       continue;
     }
+    remember(identities, next, st);
     if (!S_ISLNK(st.st_mode)) {
       current = next;
-      last_mode = st.st_mode;
+      last = st;
       continue;
     }
     if (++hops > 40) {
@@ -117,13 +140,128 @@ PathFacts probe_path(const std::string& absolute_path) {
   facts.canonical = current;
   if (exists) {
     facts.existing_ancestor = current;
-    facts.kind = kind_of(last_mode);
+    facts.kind = kind_of(last.st_mode);
+    facts.id = FileId{last.st_dev, last.st_ino};
+    facts.links = last.st_nlink;
     if (facts.kind == Kind::file && split_path(current).back() == ".git") {
       facts.gitdir = read_gitdir(current);
     }
   }
   return facts;
 }
+
+namespace {
+
+bool skipped_by_repo_scan(std::string_view name) {
+  return std::find(std::begin(kRepoScanSkipped), std::end(kRepoScanSkipped), name) !=
+         std::end(kRepoScanSkipped);
+}
+
+}  // namespace
+
+std::vector<std::string> find_nested_repositories(const std::string& root, std::size_t& budget,
+                                                  RepoScan& scan) {
+  struct Entry64 {  // struct linux_dirent64
+    ino64_t d_ino;
+    off64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[1];
+  };
+  std::vector<std::string> found;
+  std::deque<std::string> todo = {root};
+  alignas(8) char buffer[16384];
+  while (!todo.empty()) {
+    if (budget == 0) {
+      scan.complete = false;
+      break;
+    }
+    const std::string dir = std::move(todo.front());
+    todo.pop_front();
+    --budget;
+    ++scan.directories;
+    // O_NOFOLLOW: a directory swapped for a symlink since it was listed is
+    // not followed out of the root. Gone, replaced or unreadable to this
+    // user: nothing of it can be protected, and the launch does not stop
+    // for what it cannot see.
+    const settings::UniqueFd fd(
+        ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) continue;
+    // getdents64 itself: readdir() would allocate a buffer per directory.
+    for (;;) {
+      const long n = ::syscall(SYS_getdents64, fd.get(), buffer, sizeof buffer);
+      if (n <= 0) break;
+      for (long at = 0; at < n;) {
+        const auto* entry = reinterpret_cast<const Entry64*>(buffer + at);
+        at += entry->d_reclen;
+        const std::string_view name = entry->d_name;
+        if (name == "." || name == "..") continue;
+        unsigned char type = entry->d_type;
+        if (type == DT_UNKNOWN) {
+          struct stat st {};
+          if (::fstatat(fd.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+          type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+        }
+        if (name == ".git") {
+          if (dir != root && (type == DT_DIR || type == DT_REG)) {
+            found.push_back(join_path(dir, name));
+          }
+          continue;
+        }
+        if (type == DT_DIR && !skipped_by_repo_scan(name)) todo.push_back(join_path(dir, name));
+      }
+    }
+  }
+  return found;
+}
+
+std::vector<std::string> submodule_paths(std::string_view gitmodules) {
+  std::vector<std::string> paths;
+  std::size_t start = 0;
+  while (start < gitmodules.size() && paths.size() < kMaxSubmodules) {
+    std::size_t end = gitmodules.find('\n', start);
+    if (end == std::string_view::npos) end = gitmodules.size();
+    std::string_view line = gitmodules.substr(start, end - start);
+    start = end + 1;
+    const auto trim = [](std::string_view text) {
+      const auto first = text.find_first_not_of(" \t\r");
+      if (first == std::string_view::npos) return std::string_view();
+      return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+    };
+    line = trim(line);
+    if (!line.starts_with("path")) continue;
+    line = trim(line.substr(4));
+    if (!line.starts_with("=")) continue;
+    std::string_view value = trim(line.substr(1));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+      value = value.substr(1, value.size() - 2);
+    }
+    if (value.empty() || value.front() == '/') continue;
+    const auto parts = split_path(value);
+    if (parts.empty() || std::find(parts.begin(), parts.end(), "..") != parts.end()) continue;
+    std::string relative;
+    for (const auto& part : parts) relative += (relative.empty() ? "" : "/") + part;
+    paths.push_back(relative);
+  }
+  return paths;
+}
+
+namespace {
+
+// The .gitmodules of the repository checked out at `dir`, if any: read
+// whole but at most 1 MiB (project content).
+std::string read_gitmodules(const std::string& dir) {
+  const std::string path = join_path(dir, ".gitmodules");
+  const settings::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  std::string text(static_cast<std::size_t>(std::min<off_t>(st.st_size, 1 << 20)), '\0');
+  const ssize_t n = ::read(fd.get(), text.data(), text.size());
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return text;
+}
+
+}  // namespace
 
 HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
   HostFacts facts;
@@ -133,43 +271,94 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     // resolves ".." against the real directories, as the kernel does.
     return full.string();
   };
+  const auto probe_once = [&](const std::string& path) {
+    return probe_path(path, &facts.identities);
+  };
   const auto probe = [&](const std::string& path) -> const PathFacts& {
     auto it = facts.paths.find(path);
-    if (it == facts.paths.end()) it = facts.paths.emplace(path, probe_path(path)).first;
+    if (it == facts.paths.end()) it = facts.paths.emplace(path, probe_once(path)).first;
     return it->second;
   };
 
-  facts.workspace = probe_path(absolute(request.workspace));
-  facts.cwd = probe_path(absolute(request.cwd));
+  facts.workspace = probe_once(absolute(request.workspace));
+  facts.cwd = probe_once(absolute(request.cwd));
   facts.tokens.workspace = facts.workspace.canonical;
 
   const char* env_home = std::getenv("HOME");
   const std::string home = request.home.value_or(env_home != nullptr ? env_home : "");
-  if (!home.empty() && home.front() == '/') facts.tokens.home = probe_path(home).canonical;
+  if (!home.empty() && home.front() == '/') facts.tokens.home = probe_once(home).canonical;
   const char* env_tmp = std::getenv("TMPDIR");
   std::string tmpdir = request.tmpdir.value_or(env_tmp != nullptr ? env_tmp : "/tmp");
   if (tmpdir.empty() || tmpdir.front() != '/') tmpdir = "/tmp";
-  facts.tokens.tmpdir = probe_path(tmpdir).canonical;
+  facts.tokens.tmpdir = probe_once(tmpdir).canonical;
   for (const auto dir : kMinimalDirs) {
     // :minimal keeps the lexical names (/bin stays /bin) so that the builder
     // can recreate top-level symlinks such as /bin -> usr/bin.
     if (probe(std::string(dir)).exists()) facts.tokens.minimal.emplace_back(dir);
   }
   for (const auto& dir : {request.scope_paths.system_dir, request.scope_paths.config_dir}) {
-    if (!dir.empty()) facts.operator_dirs.push_back(probe_path(absolute(dir)));
+    if (!dir.empty()) facts.operator_dirs.push_back(probe_once(absolute(dir)));
+  }
+  if (request.state_dir) facts.state_dir = probe_once(absolute(*request.state_dir));
+  for (const auto& [path, read] : request.settings_files) {
+    facts.settings_files.push_back({probe_once(absolute(path)), read});
   }
 
   // Every entry, and under every writable directory the protected names
   // (and the gitdir a .git file points to).
+  std::vector<std::string> writable_roots;
   for (const auto& entry : policy.filesystem) {
     for (const auto& path : expand_key(entry, facts.tokens)) {
       const PathFacts& root = probe(path);
       if (entry.access != Access::write || root.kind != Kind::directory) continue;
       const std::string canonical_root = root.canonical;
+      writable_roots.push_back(canonical_root);
       for (const auto name : kProtectedNames) {
         const PathFacts& name_facts = probe(join_path(canonical_root, name));
         if (name_facts.gitdir) probe(*name_facts.gitdir);
       }
+    }
+  }
+  // The repositories below them, each root walked once (a root inside
+  // another is covered by the outer walk), shallow roots first.
+  std::sort(writable_roots.begin(), writable_roots.end(),
+            [](const std::string& a, const std::string& b) {
+              return path_depth(a) != path_depth(b) ? path_depth(a) < path_depth(b) : a < b;
+            });
+  std::vector<std::string> walked;
+  std::size_t budget = request.repo_scan_budget;
+  for (const auto& root : writable_roots) {
+    if (std::any_of(walked.begin(), walked.end(),
+                    [&](const std::string& w) { return is_within(root, w); })) {
+      continue;
+    }
+    walked.push_back(root);
+    // The walk, then the submodule checkouts each repository found names
+    // (wherever they are, within the budget or not).
+    std::deque<std::string> repositories = {root};
+    std::vector<std::string> found = find_nested_repositories(root, budget, facts.repo_scan);
+    for (const auto& git : found) repositories.push_back(parent_path(git));
+    std::size_t submodules = 0;
+    while (!repositories.empty() && submodules < kMaxSubmodules) {
+      const std::string repo = repositories.front();
+      repositories.pop_front();
+      for (const auto& sub : submodule_paths(read_gitmodules(repo))) {
+        const std::string git = join_path(join_path(repo, sub), ".git");
+        if (std::find(found.begin(), found.end(), git) != found.end()) continue;
+        if (++submodules > kMaxSubmodules) break;
+        const PathFacts& git_facts = probe(git);
+        // Only a real entry right there: a symlink on the way is not
+        // followed out of the root.
+        if (!git_facts.exists() || !git_facts.symlinks.empty()) continue;
+        found.push_back(git);
+        repositories.push_back(parent_path(git));
+      }
+    }
+    for (const auto& git : found) {
+      const PathFacts& git_facts = probe(git);
+      if (!git_facts.exists()) continue;  // gone since the walk
+      facts.nested_git.push_back(git);
+      if (git_facts.gitdir) probe(*git_facts.gitdir);
     }
   }
 

@@ -4,11 +4,15 @@
 // return them as a plain struct. Everything after this is pure.
 //
 // Facts are a snapshot: the launcher gathers them just before building the
-// argv. A path that changes in between is caught by bubblewrap itself (a
-// bind source that vanished fails the launch) or is covered by the rules
-// (symlinks under writable roots are refused for carve-outs).
+// argv. Every file and directory met is recorded with its device and inode,
+// so that the launch can open each bind source once, check that it is still
+// what was looked at here, and hand bubblewrap the descriptor instead of
+// the path (launcher/run/bind_sources.hpp).
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstddef>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -22,6 +26,13 @@
 namespace holdfast::sandbox {
 
 enum class Kind { missing, directory, file, other };
+
+// Which file a path named when it was looked at.
+struct FileId {
+  dev_t device = 0;
+  ino_t inode = 0;
+  bool operator==(const FileId&) const = default;
+};
 
 // A symlink met while canonicalising: `link` is its canonical location,
 // `parent` the canonical directory that holds it (whoever can write there
@@ -41,9 +52,25 @@ struct PathFacts {
   std::vector<SymlinkHop> symlinks;
   std::optional<std::string> link_target;  // the last component is a symlink to this
   std::optional<std::string> gitdir;       // a regular ".git" file's gitdir:, made absolute
+  FileId id;                               // of the canonical path; zero when missing
+  nlink_t links = 0;                       // its hard links (other names of a file)
 
   bool exists() const { return kind != Kind::missing; }
   bool operator==(const PathFacts&) const = default;
+};
+
+// An operator settings file as the snapshot read it, and as it is now.
+struct SettingsFileFacts {
+  PathFacts facts;  // the path looked at again (symlinks, canonical, identity, links)
+  FileId read;      // the file the snapshot read
+  bool operator==(const SettingsFileFacts&) const = default;
+};
+
+// How far the search for repositories below the writable roots got.
+struct RepoScan {
+  std::size_t directories = 0;  // directories read
+  bool complete = true;         // false: the budget ran out before the walk ended
+  bool operator==(const RepoScan&) const = default;
 };
 
 struct HostFacts {
@@ -55,6 +82,21 @@ struct HostFacts {
   std::map<std::string, PathFacts> paths;
   // The caller's environment, allow-listed (PATH, HOME, LANG, LC_*, TERM, USER).
   std::vector<std::pair<std::string, std::string>> environment;
+  // The identity of every file, directory and symlink met while probing,
+  // "/" and every ancestor included, by canonical path (a symlink by the
+  // canonical path of its directory plus its name). A path met twice as two
+  // different files refuses the launch ("path-changed-during-launch").
+  std::map<std::string, FileId> identities;
+  // holdfast's state directory (launch records); none when unknown.
+  std::optional<PathFacts> state_dir;
+  // The operator settings files the snapshot read.
+  std::vector<SettingsFileFacts> settings_files;
+  // Repositories below the writable directory roots, found when the launch
+  // starts: the canonical paths of their ".git" entries (directories, or
+  // files naming a gitdir), each also in `paths`. The roots' own .git is a
+  // protected name and not listed here.
+  std::vector<std::string> nested_git;
+  RepoScan repo_scan;
 
   // Throws std::logic_error when `path` was not gathered (facts for another
   // policy): the builder never guesses about the host.
@@ -68,8 +110,38 @@ bool is_inherited_env(std::string_view name);
 inline constexpr std::string_view kProtectedNames[] = {".git", ".holdfast"};
 
 // Looks at one path. Throws settings::SystemError for anything but "does not
-// exist" (EACCES, ELOOP, ...): the launch stops rather than guess.
-PathFacts probe_path(const std::string& absolute_path);
+// exist" (EACCES, ELOOP, ...): the launch stops rather than guess. When
+// `identities` is given, records every existing component met, by its
+// canonical path, and throws Refused when one is not what it recorded
+// before.
+PathFacts probe_path(const std::string& absolute_path,
+                     std::map<std::string, FileId>* identities = nullptr);
+
+// Directory names the search for nested repositories does not enter:
+// .git itself (a repository's insides) and package trees that never hold
+// repositories but can hold hundreds of thousands of directories.
+inline constexpr std::string_view kRepoScanSkipped[] = {".git", "node_modules"};
+
+// How many directories the search reads per launch, over all writable
+// roots, nearest first (breadth first). Reading one directory (open,
+// getdents64, close) costs 15-35 µs on a busy 2-core VM, warm, so the
+// search costs at most about 2-4 ms; a small workspace costs what it has.
+// Submodule checkouts named in a .gitmodules are found beyond the budget.
+inline constexpr std::size_t kRepoScanBudget = 128;
+
+// The ".git" entries (directories and regular files, never symlinks)
+// below `root` (canonical, a directory), breadth first, the root's own
+// excluded; never enters kRepoScanSkipped names or follows symlinks. Reads
+// at most `budget` directories and subtracts what it read; `scan` counts
+// them and is marked incomplete when the budget ran out.
+std::vector<std::string> find_nested_repositories(const std::string& root, std::size_t& budget,
+                                                  RepoScan& scan);
+
+// The checkout paths ("path = sub/dir") a .gitmodules file names, relative
+// and without "..", in file order; at most kMaxSubmodules. Pure; the text
+// is project content, so anything else is skipped.
+inline constexpr std::size_t kMaxSubmodules = 1000;
+std::vector<std::string> submodule_paths(std::string_view gitmodules);
 
 struct FactsRequest {
   std::filesystem::path workspace;  // relative paths are taken from cwd
@@ -78,6 +150,10 @@ struct FactsRequest {
   std::optional<std::string> home;    // default: $HOME
   std::optional<std::string> tmpdir;  // default: $TMPDIR, else /tmp
   std::optional<std::vector<std::pair<std::string, std::string>>> environment;  // default: environ
+  std::optional<std::filesystem::path> state_dir;  // holdfast's state directory, if known
+  // The operator settings files the snapshot read: path and identity.
+  std::vector<std::pair<std::filesystem::path, FileId>> settings_files;
+  std::size_t repo_scan_budget = kRepoScanBudget;
 };
 
 HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request);

@@ -18,6 +18,10 @@ std::string_view rule_source_name(RuleSource source) {
       return "operator settings directory";
     case RuleSource::private_tmp:
       return "private /tmp";
+    case RuleSource::nested_repo:
+      return "repository below a writable root";
+    case RuleSource::state_dir:
+      return "holdfast's state directory";
   }
   return "entry";
 }
@@ -62,6 +66,15 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
       if (f.gitdir) gitdirs.push_back(*f.gitdir);
     }
   }
+  // Repositories found below the writable roots when the launch started,
+  // where they would otherwise be writable.
+  for (const auto& git : facts.nested_git) {
+    const PathFacts& f = facts.at(git);
+    if (resolve(rules, f.canonical).access != Access::write) continue;
+    rules.push_back(
+        Rule{f.canonical, Access::read, RuleSource::nested_repo, parent_path(git), f.kind});
+    if (f.gitdir) gitdirs.push_back(*f.gitdir);
+  }
   // A .git file's gitdir is as sensitive as a .git directory, but only
   // needs a rule where it would otherwise be writable (a read rule
   // elsewhere could widen a deny).
@@ -76,6 +89,10 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
       rules.push_back(
           Rule{dir.canonical, Access::read, RuleSource::operator_dir, dir.path, dir.kind});
     }
+  }
+  if (facts.state_dir && resolve(rules, facts.state_dir->canonical).access == Access::write) {
+    const PathFacts& dir = *facts.state_dir;
+    rules.push_back(Rule{dir.canonical, Access::read, RuleSource::state_dir, dir.path, dir.kind});
   }
   const bool tmp_named =
       std::any_of(rules.begin(), rules.end(), [](const Rule& r) { return r.path == "/tmp"; });

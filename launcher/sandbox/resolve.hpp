@@ -1,6 +1,7 @@
 // Pure path → access resolution. The policy's entries become rules on
-// canonical host paths (plus the implicit ones: protected names, a .git
-// file's gitdir, the operator settings directories, the private /tmp);
+// canonical host paths (plus the implicit ones: protected names, the
+// repositories below writable roots, a .git file's gitdir, the operator
+// settings directories, holdfast's state directory, the private /tmp);
 // a path's access is that of the longest rule path containing it, ties
 // going deny > write > read; a path no rule contains is denied.
 //
@@ -23,7 +24,14 @@ enum class RuleSource {
   gitdir,          // the target of a protected .git file's gitdir:: read
   operator_dir,    // holdfast's operator settings directory under a writable root: read
   private_tmp,     // /tmp is a private tmpfs; host content there is denied
+  nested_repo,     // the .git of a repository below a writable root: read
+  state_dir,       // holdfast's state directory (launch records) under a writable root: read
 };
+
+// A rule that keeps a repository's git data read-only (git runs what it says).
+constexpr bool protects_repository(RuleSource source) {
+  return source == RuleSource::protected_name || source == RuleSource::nested_repo;
+}
 
 std::string_view rule_source_name(RuleSource source);
 

@@ -1,4 +1,5 @@
-// Which bwrap mount destinations holdfast cleans up after a run.
+// The mount points bubblewrap leaves on the host: removed by the launch that
+// ends last, never while another launch stands on them.
 #include "launcher/run/mount_points.hpp"
 
 #include <gtest/gtest.h>
@@ -9,37 +10,41 @@
 namespace holdfast::launcher {
 namespace {
 
-TEST(MountDestinations, TakesTheLastArgumentOfEveryMountOptionOnly) {
-  // Grouped as written: one bwrap option and its operands together.
-  // clang-format off
-  const std::vector<std::string> argv = {
-      "/usr/bin/bwrap", "--setenv", "HOME", "/root", "--ro-bind", "/", "/", "--dev", "/dev",
-      "--proc", "/proc", "--tmpfs", "/tmp", "--perms", "0111", "--dir", "/tmp/a",
-      "--bind", "/w", "/w", "--perms", "0555", "--tmpfs", "/w/.git", "--perms", "0000",
-      "--ro-bind-data", "7", "/w/secret", "--remount-ro", "/w/.git", "--chdir", "/w",
-      "--seccomp", "3", "--", "/bin/sh", "--tmpfs", "/not/a/mount"};
-  // clang-format on
-  EXPECT_EQ(mount_destinations(argv),
-            (std::vector<std::string>{"/", "/tmp", "/tmp/a", "/w", "/w/.git", "/w/secret"}));
+namespace fs = std::filesystem;
+
+TEST(MountPointCleanup, ALaunchAloneRemovesWhatItRecordedIfStillEmpty) {
+  holdfast::testing::TempDir dir;
+  fs::create_directories(dir / "ws" / ".git");
+  fs::create_directories(dir / "ws" / ".holdfast");
+  holdfast::testing::write_file(dir / "ws" / ".holdfast" / "kept", "x");
+  MountPointCleanup launch(dir.path());
+  launch.record({(dir / "ws" / ".git").string(), (dir / "ws" / ".holdfast").string(),
+                 (dir / "ws" / "never-made").string()});
+  EXPECT_EQ(launch.finish(), std::vector<fs::path>{dir / "ws" / ".git"});
+  EXPECT_TRUE(fs::exists(dir / "ws" / ".holdfast" / "kept"));  // filled meanwhile: left alone
+  EXPECT_TRUE(fs::is_empty(dir / "mount-points"));             // and forgotten
 }
 
-TEST(RemoveEmptyLeftovers, RemovesOnlyEmptyDirectoriesDeepestFirst) {
+TEST(MountPointCleanup, TheLaunchThatEndsLastRemovesThem) {
   holdfast::testing::TempDir dir;
-  std::filesystem::create_directories(dir / "a" / "b");
-  std::filesystem::create_directories(dir / "full");
-  holdfast::testing::write_file(dir / "full" / "kept", "x");
-  holdfast::testing::write_file(dir / "file", "x");
-  const auto removed = remove_empty_leftovers(
-      {dir / "a", dir / "a" / "b", dir / "full", dir / "file", dir / "never-existed"});
-  EXPECT_EQ(removed, (std::vector<std::filesystem::path>{dir / "a" / "b", dir / "a"}));
-  EXPECT_TRUE(std::filesystem::exists(dir / "full" / "kept"));
-  EXPECT_TRUE(std::filesystem::exists(dir / "file"));
+  fs::create_directories(dir / "ws" / ".git");
+  MountPointCleanup first(dir.path());
+  MountPointCleanup second(dir.path());  // started while the first runs
+  first.record({(dir / "ws" / ".git").string()});
+  EXPECT_TRUE(first.finish().empty()) << "removed a mount point another launch stands on";
+  EXPECT_TRUE(fs::exists(dir / "ws" / ".git"));
+  EXPECT_EQ(second.finish(), std::vector<fs::path>{dir / "ws" / ".git"});
+  EXPECT_FALSE(fs::exists(dir / "ws" / ".git"));
 }
 
-TEST(MissingOnHost, ListsOnlyPathsThatDoNotExist) {
+TEST(RemoveEmptyDirectory, FollowsNoSymlink) {
   holdfast::testing::TempDir dir;
-  EXPECT_EQ(missing_on_host({dir.path().string(), (dir / "nope").string()}),
-            std::vector<std::filesystem::path>{dir / "nope"});
+  fs::create_directories(dir / "real" / "x");
+  fs::create_directory_symlink("real", dir / "link");
+  EXPECT_FALSE(remove_empty_directory((dir / "link" / "x").string()));
+  EXPECT_TRUE(fs::exists(dir / "real" / "x"));
+  EXPECT_TRUE(remove_empty_directory((dir / "real" / "x").string()));
+  EXPECT_FALSE(fs::exists(dir / "real" / "x"));
 }
 
 }  // namespace

@@ -12,8 +12,17 @@ namespace {
 SuperviseRequest request_for(const std::vector<std::string>& command) {
   SuperviseRequest request;
   request.bwrap_path = locate_bwrap().value_or("/usr/bin/bwrap");
-  request.bwrap_args = {"--unshare-user", "--unshare-pid", "--die-with-parent", "--ro-bind", "/",
-                        "/", "--proc", "/proc", "--dev", "/dev", "--"};
+  request.bwrap_args = {"--unshare-user",
+                        "--unshare-pid",
+                        "--die-with-parent",
+                        "--ro-bind",
+                        "/",
+                        "/",
+                        "--proc",
+                        "/proc",
+                        "--dev",
+                        "/dev",
+                        "--"};
   request.bwrap_args.insert(request.bwrap_args.end(), command.begin(), command.end());
   return request;
 }

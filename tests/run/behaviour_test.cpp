@@ -67,45 +67,6 @@ TEST_F(RunBehaviourTest, ExitStatusIsPropagated) {
   EXPECT_EQ(run({"/bin/sh", "-c", "kill -SEGV $$"}).exit_code, 128 + SIGSEGV);
 }
 
-// A FIFO in the workspace that the confined command writes to; opened for
-// reading before the command starts, so the command's open for writing does
-// not block and poll() reports what it writes (and, once every writer has
-// closed it, POLLHUP).
-class Fifo {
- public:
-  explicit Fifo(const fs::path& path) {
-    if (::mkfifo(path.c_str(), 0600) == 0)
-      fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  }
-  ~Fifo() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fifo(const Fifo&) = delete;
-  Fifo& operator=(const Fifo&) = delete;
-  int fd() const { return fd_; }
-
-  // Reads until one whole line has arrived; false if `holdfast` exited first.
-  bool read_line_unless_exited(pid_t holdfast, std::string& line) const {
-    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, holdfast, 0));
-    if (pidfd < 0) return false;
-    while (line.find('\n') == std::string::npos) {
-      pollfd fds[2] = {{fd_, POLLIN, 0}, {pidfd, POLLIN, 0}};
-      if (::poll(fds, 2, -1) <= 0) break;
-      if ((fds[0].revents & POLLIN) != 0) {
-        char buffer[64];
-        const ssize_t n = ::read(fd_, buffer, sizeof buffer);
-        if (n > 0) line.append(buffer, static_cast<std::size_t>(n));
-      }
-      if ((fds[1].revents & POLLIN) != 0 && line.find('\n') == std::string::npos) break;
-    }
-    ::close(pidfd);
-    return line.find('\n') != std::string::npos;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 // SIGTERM sent to holdfast reaches the confined command, whose trap writes a
 // marker into the workspace and exits 42; holdfast exits 42. The test waits
 // for the command to be ready on a FIFO in the workspace, never by sleeping.

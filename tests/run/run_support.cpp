@@ -1,8 +1,12 @@
 #include "run_support.hpp"
 
+#include <fcntl.h>
 #include <grp.h>
 #include <openssl/evp.h>
+#include <poll.h>
 #include <sched.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,6 +33,48 @@ int userns_errno_as(uid_t uid) {
     return ::unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
   }));
 }
+
+Fifo::Fifo(const fs::path& path) : path_(path) {
+  if (::mkfifo(path.c_str(), 0666) == 0) {
+    // 0666 whatever the umask: the command may run as another uid.
+    ::chmod(path.c_str(), 0666);
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  }
+}
+
+Fifo::~Fifo() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool Fifo::read_line_unless_exited(pid_t holdfast, std::string& line) const {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, holdfast, 0));
+  if (pidfd < 0) return false;
+  while (line.find('\n') == std::string::npos) {
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    if (::poll(fds, 2, -1) <= 0) break;
+    if ((fds[0].revents & POLLIN) != 0) {
+      char buffer[64];
+      const ssize_t n = ::read(fd_, buffer, sizeof buffer);
+      if (n > 0) line.append(buffer, static_cast<std::size_t>(n));
+    }
+    if ((fds[1].revents & POLLIN) != 0 && line.find('\n') == std::string::npos) break;
+  }
+  ::close(pidfd);
+  return line.find('\n') != std::string::npos;
+}
+
+Gate::Gate(const fs::path& path) : path_(path) {
+  if (::mkfifo(path.c_str(), 0666) == 0) {
+    ::chmod(path.c_str(), 0666);
+    fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  }
+}
+
+Gate::~Gate() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Gate::open() { ASSERT_EQ(::write(fd_, "go\n", 3), 3); }
 
 ProbeAnswer ProbeRun::at(const std::string& check) const {
   const auto it = answers.find(check);

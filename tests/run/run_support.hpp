@@ -1,7 +1,9 @@
-// Shared by the `holdfast run` integration tests: a fixture that makes its
-// own workspace, operator settings directories and state directory, runs
-// the real holdfast binary with HOLDFAST_SYSTEM_DIR / HOLDFAST_CONFIG_DIR /
-// XDG_STATE_HOME pointing at them, and parses holdfast-probe's answers.
+// Shared by the `holdfast run` integration tests (tests/run and
+// tests/escape_mounts): a fixture that makes its own workspace, operator
+// settings directories and state directory, runs the real holdfast binary
+// with HOLDFAST_SYSTEM_DIR / HOLDFAST_CONFIG_DIR / XDG_STATE_HOME pointing at
+// them, and parses holdfast-probe's answers; FIFOs that let a test and a
+// confined command wait for each other without sleeping.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -32,6 +34,46 @@ using holdfast::testing::Started;
 using holdfast::testing::wait_exit_code;
 using holdfast::testing::write_file;
 using Result = holdfast::testing::CommandResult;
+
+// A FIFO that the confined command writes to; opened for reading before
+// the command starts, so the command's open for writing does not block and
+// poll() reports what it writes (and, once every writer has closed it,
+// POLLHUP).
+class Fifo {
+ public:
+  explicit Fifo(const fs::path& path);
+  ~Fifo();
+  Fifo(const Fifo&) = delete;
+  Fifo& operator=(const Fifo&) = delete;
+  int fd() const { return fd_; }
+  const fs::path& path() const { return path_; }
+
+  // Reads until one whole line has arrived; false if `holdfast` exited first.
+  bool read_line_unless_exited(pid_t holdfast, std::string& line) const;
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+};
+
+// A FIFO the confined command reads a line from (`read go < FIFO`) and so
+// waits until the test calls open(). Held open read-write by the test, so
+// the command's open does not block and the line stays buffered even if the
+// command opens the FIFO only after open() was called.
+class Gate {
+ public:
+  explicit Gate(const fs::path& path);
+  ~Gate();
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
+  bool valid() const { return fd_ >= 0; }
+  const fs::path& path() const { return path_; }
+  void open();
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+};
 
 // Computed here with libcrypto, not with holdfast's own code: the oracle
 // for the digests holdfast reports.

@@ -318,5 +318,94 @@ TEST(Admission, GitdirThroughAWritableSymlink) {
              "/code/link/wt", "/code");
 }
 
+// holdfast's state directory (launch records) is protected like the
+// settings directories.
+TEST(Admission, StateDirectoryIsNeverWritable) {
+  auto host = code_host();
+  host.dir("/home/u/.local/state/holdfast");
+  host.missing("/home/u/.local/state/holdfast/.git", "/home/u/.local/state/holdfast");
+  host.missing("/home/u/.local/state/holdfast/.holdfast", "/home/u/.local/state/holdfast");
+  host.state_dir(FakeHost::make("/home/u/.local/state/holdfast", "/home/u/.local/state/holdfast",
+                                Kind::directory));
+  const Policy p = split({{":root", Access::read},
+                          {":workspace", Access::write},
+                          {"/home/u/.local/state/holdfast", Access::write}});
+  expect_one(refusals_for(p, host), "state-dir-writable", "/home/u/.local/state/holdfast",
+             "/home/u/.local/state/holdfast");
+}
+
+TEST(Admission, WorkspaceMustNotOverlapTheStateDirectory) {
+  FakeHost host("/srv/state", "/srv/state");
+  host.dir("/srv/state").missing("/srv/state/.git", "/srv/state");
+  host.missing("/srv/state/.holdfast", "/srv/state");
+  host.state_dir(FakeHost::make("/srv/state/holdfast", "/srv/state/holdfast", Kind::directory));
+  host.dir("/srv/state/holdfast");
+  expect_one(refusals_for(workspace_write(), host), "workspace-overlaps-state", "/srv/state");
+}
+
+TEST(Admission, StateDirectoryThroughAWritableSymlink) {
+  auto host = code_host();
+  PathFacts state = FakeHost::make("/code/state", "/srv/state", Kind::directory);
+  state.symlinks = {{"/code/state", "/code"}};
+  host.state_dir(state).dir("/srv/state");
+  expect_one(refusals_for(workspace_write(), host), "trusted-path-through-writable-symlink",
+             "/code/state");
+}
+
+// The settings file is a symlink to a file in the writable workspace.
+TEST(Admission, SettingsFileWritableInside) {
+  auto host = code_host();
+  PathFacts file = FakeHost::make("/etc/holdfast/settings.json", "/code/policy.json", Kind::file);
+  file.symlinks = {{"/etc/holdfast/settings.json", "/etc/holdfast"}};
+  file.id = {1, 42};
+  file.links = 1;
+  host.settings_file(file, {1, 42});
+  expect_one(refusals_for(workspace_write(), host), "settings-file-writable-inside",
+             "/etc/holdfast/settings.json");
+}
+
+// A second name (hard link) could be anywhere on a file system that a
+// writable bind exposes.
+TEST(Admission, SettingsFileWithHardLinksOnAWritableFileSystem) {
+  auto host = code_host();
+  PathFacts file =
+      FakeHost::make("/etc/holdfast/settings.json", "/etc/holdfast/settings.json", Kind::file);
+  file.id = {7, 42};
+  file.links = 2;
+  host.settings_file(file, {7, 42});
+  host.identity("/code", {7, 100});
+  expect_one(refusals_for(workspace_write(), host), "settings-file-linked-into-writable",
+             "/etc/holdfast/settings.json");
+  // The same file on another file system than every writable path: its
+  // other names cannot be inside.
+  auto elsewhere = code_host();
+  elsewhere.settings_file(file, {7, 42}).identity("/code", {8, 100});
+  EXPECT_TRUE(refusals_for(workspace_write(), elsewhere).empty());
+}
+
+TEST(Admission, SettingsFileThatIsNoLongerTheFileRead) {
+  auto host = code_host();
+  PathFacts file =
+      FakeHost::make("/etc/holdfast/settings.json", "/etc/holdfast/settings.json", Kind::file);
+  file.id = {7, 43};
+  file.links = 1;
+  host.settings_file(file, {7, 42});
+  expect_one(refusals_for(workspace_write(), host), "settings-file-changed",
+             "/etc/holdfast/settings.json");
+}
+
+TEST(Admission, NestedRepositoryGitdirThroughAWritableSymlink) {
+  auto host = code_host();
+  PathFacts git = FakeHost::make("/code/lib/.git", "/code/lib/.git", Kind::file);
+  git.gitdir = "/code/link/lib.git";
+  host.add(git);
+  host.facts().nested_git.push_back("/code/lib/.git");
+  PathFacts gitdir = FakeHost::make("/code/link/lib.git", "/code/store/lib.git", Kind::directory);
+  gitdir.symlinks = {{"/code/link", "/code"}};
+  host.add(gitdir);
+  expect_one(refusals_for(workspace_write(), host), "trusted-path-through-writable-symlink",
+             "/code/link/lib.git", "/code/lib");
+}
+
 }  // namespace
 }  // namespace holdfast::sandbox

@@ -45,6 +45,12 @@ const BuildOptions kOptions = testing::options(9);
 // 1024 MiB.
 const std::string kTmpfsSize = "1073741824";
 
+// The fresh /dev (with its sized /dev/shm) and /proc, both read-only.
+Args fresh_dev_and_proc() {
+  return {"--dev",        "/dev", "--size", kTmpfsSize, "--tmpfs",      "/dev/shm",
+          "--remount-ro", "/dev", "--proc", "/proc",    "--remount-ro", "/proc"};
+}
+
 // /code with an existing .git directory and no .holdfast.
 FakeHost code_host() {
   FakeHost host("/code", "/code");
@@ -522,6 +528,115 @@ TEST(BwrapArgs, FactsForAnotherPolicyAreAnErrorNotAGuess) {
   auto host = code_host();
   const Policy p = split({{":root", Access::read}, {"/elsewhere", Access::write}});
   EXPECT_THROW(build_bwrap_args(p, host.facts(), {"sh"}, kOptions), std::logic_error);
+}
+
+// A launch passes each bind source as a descriptor it opened and checked.
+TEST(BwrapArgs, DescriptorsReplaceBindSourcePaths) {
+  auto host = code_host();
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  BuildOptions o = kOptions;
+  o.bind_fds = std::map<std::string, int>{{"/", 20}, {"/code", 21}, {"/code/.git", 22}};
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, o), cat({head(true),
+                                                                 {"--ro-bind-fd", "20", "/"},
+                                                                 fresh_dev_and_proc(),
+                                                                 {"--bind-fd",    "21",
+                                                                  "/code",        "--size",
+                                                                  kTmpfsSize,     "--tmpfs",
+                                                                  "/tmp",         "--ro-bind-fd",
+                                                                  "22",           "/code/.git",
+                                                                  "--perms",      "0555",
+                                                                  "--tmpfs",      "/code/.holdfast",
+                                                                  "--remount-ro", "/code/.holdfast",
+                                                                  "--chdir",      "/code",
+                                                                  "--",           "sh"}}));
+  // A bind without its descriptor is an error, never a path.
+  o.bind_fds->erase("/code/.git");
+  EXPECT_THROW(build_bwrap_args(p, host.facts(), {"sh"}, o), std::invalid_argument);
+}
+
+TEST(BwrapArgs, SummaryListsBindsMountsAndTheMountPointsCreatedOnTheHost) {
+  auto host = code_host();
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  using T = MountCheck::Type;
+  EXPECT_EQ(summarize_mounts(p, host.facts()), (MountSummary{{"/", "/code", "/code/.git"},
+                                                             {{"/", T::bind, true},
+                                                              {"/code", T::bind, false},
+                                                              {"/tmp", T::tmpfs, false},
+                                                              {"/code/.git", T::bind, true},
+                                                              {"/code/.holdfast", T::tmpfs, true}},
+                                                             {"/code/.holdfast"}}));
+}
+
+// Every repository below a writable root is read-only, and the directories
+// above it up to the workspace are pinned, so it cannot be moved aside.
+TEST(BwrapArgs, NestedRepositoryIsReadOnlyAndPinned) {
+  auto host = code_host();
+  host.dir("/code/vendor").dir("/code/vendor/lib").nested_git("/code/vendor/lib/.git");
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), {"sh"}, kOptions), cat({head(true),
+                                                                        {"--ro-bind", "/", "/"},
+                                                                        fresh_dev_and_proc(),
+                                                                        {"--bind",
+                                                                         "/code",
+                                                                         "/code",
+                                                                         "--size",
+                                                                         kTmpfsSize,
+                                                                         "--tmpfs",
+                                                                         "/tmp",
+                                                                         "--ro-bind",
+                                                                         "/code/.git",
+                                                                         "/code/.git",
+                                                                         "--perms",
+                                                                         "0555",
+                                                                         "--tmpfs",
+                                                                         "/code/.holdfast",
+                                                                         "--bind",
+                                                                         "/code/vendor",
+                                                                         "/code/vendor",
+                                                                         "--bind",
+                                                                         "/code/vendor/lib",
+                                                                         "/code/vendor/lib",
+                                                                         "--ro-bind",
+                                                                         "/code/vendor/lib/.git",
+                                                                         "/code/vendor/lib/.git",
+                                                                         "--remount-ro",
+                                                                         "/code/.holdfast",
+                                                                         "--chdir",
+                                                                         "/code",
+                                                                         "--",
+                                                                         "sh"}}));
+}
+
+// holdfast's state directory under a writable $HOME: read-only, and when
+// missing an empty read-only directory (it cannot be created inside).
+TEST(BwrapArgs, StateDirectoryUnderAWritableHomeIsReadOnly) {
+  FakeHost host("/home/u/code", "/home/u/code");
+  host.dir("/home/u").missing("/home/u/.git", "/home/u").missing("/home/u/.holdfast", "/home/u");
+  host.dir("/home/u/code").dir("/home/u/code/.git").dir("/home/u/code/.holdfast");
+  host.dir("/home/u/.config").dir("/home/u/.config/holdfast");
+  host.operator_dirs_exist();
+  host.dir("/home/u/.local/state");
+  host.state_dir(FakeHost::make("/home/u/.local/state/holdfast", "/home/u/.local/state/holdfast",
+                                Kind::missing, "/home/u/.local/state"));
+  const Policy p = split({{":root", Access::read}, {":home", Access::write}});
+  EXPECT_ARGV(
+      build_bwrap_args(p, host.facts(), {"sh"}, kOptions),
+      cat({head(true),
+           {"--ro-bind", "/", "/", "--dev", "/dev", "--size", kTmpfsSize, "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--size",
+            kTmpfsSize, "--tmpfs", "/tmp", "--bind", "/home/u", "/home/u", "--bind",
+            "/home/u/.config", "/home/u/.config", "--perms", "0555", "--tmpfs", "/home/u/.git",
+            "--perms", "0555", "--tmpfs", "/home/u/.holdfast",
+            // the state directory's ancestors are pinned
+            "--bind", "/home/u/.local", "/home/u/.local", "--ro-bind", "/home/u/.config/holdfast",
+            "/home/u/.config/holdfast", "--bind", "/home/u/.local/state", "/home/u/.local/state",
+            // the missing state directory cannot be created inside
+            "--perms", "0555", "--tmpfs", "/home/u/.local/state/holdfast", "--remount-ro",
+            "/home/u/.git", "--remount-ro", "/home/u/.holdfast", "--remount-ro",
+            "/home/u/.local/state/holdfast", "--chdir", "/home/u/code", "--", "sh"}}));
+  EXPECT_EQ(summarize_mounts(p, host.facts()).created_on_host,
+            (std::vector<std::string>{"/home/u/.git", "/home/u/.holdfast",
+                                      "/home/u/.local/state/holdfast"}));
 }
 
 }  // namespace

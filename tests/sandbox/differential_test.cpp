@@ -146,10 +146,14 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
     const std::string root = base + "/t" + std::to_string(i);
     const auto nodes = make_tree(rng, root);
     const Policy policy = make_policy(rng, nodes, root, probe);
-    FactsRequest request{
-        root,        root,
-        scope_paths, base + "/home",
-        "/tmp",      std::vector<std::pair<std::string, std::string>>{{"PATH", "/usr/bin:/bin"}}};
+    FactsRequest request;
+    request.workspace = root;
+    request.cwd = root;
+    request.scope_paths = scope_paths;
+    request.home = base + "/home";
+    request.tmpdir = "/tmp";
+    request.environment =
+        std::vector<std::pair<std::string, std::string>>{{"PATH", "/usr/bin:/bin"}};
     const HostFacts facts = gather_host_facts(policy, request);
     if (const auto refusals = check_admission(policy, facts); !refusals.empty()) {
       // Only a denied workspace (the cwd) is expected here: the trees have

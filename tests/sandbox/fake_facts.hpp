@@ -83,6 +83,33 @@ class FakeHost {
     facts_.cwd = f;
     return *this;
   }
+  // The operator settings directories exist (both are directories).
+  FakeHost& operator_dirs_exist() {
+    for (auto& dir : facts_.operator_dirs) dir = make(dir.path, dir.canonical, Kind::directory);
+    return *this;
+  }
+  // holdfast's state directory at `path` (canonical, as given).
+  FakeHost& state_dir(PathFacts f) {
+    facts_.state_dir = f;
+    return *this;
+  }
+  // A repository below a writable root: its .git (a directory here).
+  FakeHost& nested_git(const std::string& git) {
+    dir(git);
+    facts_.nested_git.push_back(git);
+    return *this;
+  }
+  // The device and inode holdfast met at `path`.
+  FakeHost& identity(const std::string& path, FileId id) {
+    facts_.identities[path] = id;
+    return *this;
+  }
+  // An operator settings file the snapshot read as `read`; `now` is what
+  // the path shows now.
+  FakeHost& settings_file(PathFacts now, FileId read) {
+    facts_.settings_files.push_back({std::move(now), read});
+    return *this;
+  }
   HostFacts& facts() { return facts_; }
 
   static PathFacts make(const std::string& path, const std::string& canonical, Kind kind,

@@ -2,8 +2,13 @@
 #include "launcher/sandbox/host_facts.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <set>
 
 #include "launcher/sandbox/admission.hpp"
+#include "launcher/sandbox/refusal.hpp"
 #include "settings/errors.hpp"
 #include "temp_tree.hpp"
 
@@ -78,13 +83,15 @@ FactsRequest request_for(const TempTree& t, std::string workspace, std::string c
   settings::ScopePaths scope;
   scope.system_dir = t.path("etc-holdfast");
   scope.config_dir = t.path("home/.config/holdfast");
-  return FactsRequest{workspace,
-                      cwd,
-                      scope,
-                      t.path("home"),
-                      "/tmp",
-                      std::vector<std::pair<std::string, std::string>>{
-                          {"PATH", "/usr/bin"}, {"SECRET", "s"}, {"LC_ALL", "C"}}};
+  FactsRequest request;
+  request.workspace = workspace;
+  request.cwd = cwd;
+  request.scope_paths = scope;
+  request.home = t.path("home");
+  request.tmpdir = "/tmp";
+  request.environment = std::vector<std::pair<std::string, std::string>>{
+      {"PATH", "/usr/bin"}, {"SECRET", "s"}, {"LC_ALL", "C"}};
+  return request;
 }
 
 TEST(GatherHostFacts, SymlinkedWorkspaceIsCanonicalised) {
@@ -138,6 +145,120 @@ TEST(GatherHostFacts, CarveOutThroughASymlinkInTheWorkspaceIsRefused) {
   EXPECT_EQ(refusals[0].rule, "carve-out-through-writable-symlink");
   EXPECT_EQ(refusals[0].entry, ":workspace/link/keys");
   EXPECT_NE(refusals[0].remedy.find(t.path("ws/real/keys")), std::string::npos);
+}
+
+TEST(ProbePath, RecordsTheIdentityOfEveryComponentAndRefusesOneThatChanged) {
+  TempTree t;
+  t.dir("a/b");
+  std::map<std::string, FileId> identities;
+  const auto f = probe_path(t.path("a/b"), &identities);
+  struct stat st {};
+  ASSERT_EQ(::stat(t.path("a").c_str(), &st), 0);
+  EXPECT_EQ(identities.at(t.path("a")), (FileId{st.st_dev, st.st_ino}));
+  ASSERT_EQ(::stat(t.path("a/b").c_str(), &st), 0);
+  EXPECT_EQ(identities.at(t.path("a/b")), (FileId{st.st_dev, st.st_ino}));
+  EXPECT_EQ(f.id, (FileId{st.st_dev, st.st_ino}));
+  EXPECT_TRUE(identities.contains("/"));
+  // The same path again, now a symlink to another directory: the two
+  // looks disagree, and the launch is refused rather than built from both.
+  t.dir("elsewhere");
+  std::filesystem::rename(t.path("a/b"), t.path("a/b.moved"));
+  t.symlink("a/b", "../elsewhere");
+  try {
+    probe_path(t.path("a/b"), &identities);
+    FAIL() << "a path that changed between two looks was accepted";
+  } catch (const Refused& refused) {
+    ASSERT_EQ(refused.refusals().size(), 1u);
+    EXPECT_EQ(refused.refusals()[0].rule, "path-changed-during-launch");
+    EXPECT_EQ(refused.refusals()[0].path, t.path("a/b"));
+  }
+}
+
+TEST(FindNestedRepositories, FindsGitDirectoriesAndFilesBreadthFirst) {
+  TempTree t;
+  t.dir("ws/.git/modules/lib");  // the root's own: not listed, not entered
+  t.dir("ws/sub/.git/objects");  // a nested repository
+  t.file("ws/lib/.git", "gitdir: ../.git/modules/lib\n");  // a submodule checkout
+  t.dir("ws/a/b/c/deep/.git");
+  t.dir("ws/node_modules/pkg/.git");  // package trees are not entered
+  t.dir("outside/repo/.git");
+  t.symlink("ws/link", "../outside/repo");  // symlinks are not followed
+  t.dir("ws/linked");
+  t.symlink("ws/linked/.git", "../../outside/repo/.git");
+  std::size_t budget = 1000;
+  RepoScan scan;
+  const auto found = find_nested_repositories(t.path("ws"), budget, scan);
+  // Breadth first: the shallow ones (in directory order) before the deep one.
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(std::set<std::string>(found.begin(), found.begin() + 2),
+            (std::set<std::string>{t.path("ws/lib/.git"), t.path("ws/sub/.git")}));
+  EXPECT_EQ(found[2], t.path("ws/a/b/c/deep/.git"));
+  EXPECT_TRUE(scan.complete);
+  // ws, sub, lib, a, linked, a/b, a/b/c, a/b/c/deep.
+  EXPECT_EQ(scan.directories, 8u);
+  EXPECT_EQ(budget, 1000u - 8u);
+}
+
+TEST(FindNestedRepositories, StopsAtTheBudgetAndSaysSo) {
+  TempTree t;
+  t.dir("ws/near/.git");
+  t.dir("ws/x/y/z/far/.git");
+  std::size_t budget = 3;  // ws, near, x
+  RepoScan scan;
+  const auto found = find_nested_repositories(t.path("ws"), budget, scan);
+  EXPECT_EQ(found, std::vector<std::string>{t.path("ws/near/.git")});
+  EXPECT_FALSE(scan.complete);
+  EXPECT_EQ(scan.directories, 3u);
+  EXPECT_EQ(budget, 0u);
+}
+
+TEST(SubmodulePaths, ReadsPathLinesAndSkipsWhatCouldLeaveTheCheckout) {
+  EXPECT_EQ(submodule_paths("[submodule \"lib\"]\n\tpath = third_party/lib\n\turl = x\n"
+                            "[submodule \"b\"]\n  path=\"b c\" \r\n"
+                            "\tpath = /etc\n\tpath = ../up\n\tpath = a/../../b\n\tpathx = no\n"
+                            "\tpath =\n"),
+            (std::vector<std::string>{"third_party/lib", "b c"}));
+  std::string many;
+  for (int i = 0; i < 2000; ++i) many += "path = m" + std::to_string(i) + "\n";
+  EXPECT_EQ(submodule_paths(many).size(), kMaxSubmodules);
+}
+
+TEST(GatherHostFacts, SubmoduleCheckoutsAreFoundBeyondTheScanBudget) {
+  TempTree t;
+  t.file("ws/.gitmodules", "[submodule \"deep\"]\n\tpath = a/b/c/d/lib\n");
+  t.file("ws/a/b/c/d/lib/.git", "gitdir: ../../../../../.git/modules/lib\n");
+  t.dir("ws/.git/modules/lib");
+  FactsRequest request = request_for(t, t.path("ws"), t.path("ws"));
+  request.repo_scan_budget = 1;  // the workspace itself only
+  const auto facts = gather_host_facts(default_policy(), request);
+  EXPECT_FALSE(facts.repo_scan.complete);
+  EXPECT_EQ(facts.nested_git, std::vector<std::string>{t.path("ws/a/b/c/d/lib/.git")});
+}
+
+TEST(GatherHostFacts, NestedRepositoriesStateDirectoryAndSettingsFilesAreLookedAt) {
+  TempTree t;
+  t.dir("ws/sub/.git");
+  t.file("ws/wt/.git", "gitdir: ../store/wt.git\n");
+  t.dir("ws/store/wt.git");
+  t.dir("state");
+  t.file("etc-holdfast/settings.json", "{}\n");
+  FactsRequest request = request_for(t, t.path("ws"), t.path("ws"));
+  request.state_dir = t.path("state");
+  struct stat st {};
+  ASSERT_EQ(::stat(t.path("etc-holdfast/settings.json").c_str(), &st), 0);
+  request.settings_files = {{t.path("etc-holdfast/settings.json"), FileId{st.st_dev, st.st_ino}}};
+  const auto facts = gather_host_facts(default_policy(), request);
+  std::vector<std::string> nested = facts.nested_git;
+  std::sort(nested.begin(), nested.end());
+  EXPECT_EQ(nested, (std::vector<std::string>{t.path("ws/sub/.git"), t.path("ws/wt/.git")}));
+  EXPECT_EQ(facts.at(t.path("ws/wt/.git")).gitdir, t.path("ws/wt/../store/wt.git"));
+  EXPECT_EQ(facts.at(t.path("ws/wt/../store/wt.git")).canonical, t.path("ws/store/wt.git"));
+  ASSERT_TRUE(facts.state_dir.has_value());
+  EXPECT_EQ(facts.state_dir->canonical, t.path("state"));
+  ASSERT_EQ(facts.settings_files.size(), 1u);
+  EXPECT_EQ(facts.settings_files[0].read, facts.settings_files[0].facts.id);
+  EXPECT_EQ(facts.settings_files[0].facts.links, 1u);
+  EXPECT_TRUE(facts.repo_scan.complete);
 }
 
 }  // namespace

@@ -28,8 +28,13 @@ struct Launch {
   std::vector<std::pair<std::string, std::string>> environment = {{"PATH", "/usr/bin:/bin"}};
 
   Outcome run(const std::string& script) const {
-    FactsRequest request{workspace,  cwd.empty() ? workspace : cwd, scope, home, "/tmp",
-                         environment};
+    FactsRequest request;
+    request.workspace = workspace;
+    request.cwd = cwd.empty() ? workspace : cwd;
+    request.scope_paths = scope;
+    request.home = home;
+    request.tmpdir = "/tmp";
+    request.environment = environment;
     const HostFacts facts = gather_host_facts(policy, request);
     const int empty_fd = ::open("/dev/null", O_RDONLY);  // kept open until bwrap has exec'd
     const auto argv =

@@ -92,5 +92,25 @@ TEST(BuildRules, ExplicitTmpEntryReplacesThePrivateTmp) {
   EXPECT_EQ(resolve(rules, "/tmp/x").rule->source, RuleSource::entry);
 }
 
+TEST(BuildRules, NestedRepositoriesAndTheStateDirectoryStayReadOnlyWhereTheyWouldBeWritable) {
+  testing::FakeHost host("/code", "/code");
+  host.dir("/code").missing("/code/.git", "/code").missing("/code/.holdfast", "/code");
+  host.nested_git("/code/sub/.git").nested_git("/code/vendor/x/.git");
+  host.state_dir(testing::FakeHost::make("/code/state", "/code/state", Kind::directory));
+  Policy p;
+  p.filesystem = {{":workspace", Access::write, ":workspace", {}},
+                  {":workspace/vendor", Access::read, ":workspace/vendor", {}}};
+  host.dir("/code/vendor");
+  const auto rules = build_rules(p, host.facts());
+  EXPECT_EQ(resolve(rules, "/code/sub/.git/config").access, Access::read);
+  EXPECT_EQ(resolve(rules, "/code/sub/.git").rule->source, RuleSource::nested_repo);
+  EXPECT_EQ(resolve(rules, "/code/sub/.git").rule->entry, "/code/sub");
+  EXPECT_EQ(resolve(rules, "/code/sub/file").access, Access::write);
+  // Already read-only under the carve-out: no rule of its own.
+  EXPECT_EQ(resolve(rules, "/code/vendor/x/.git").rule->source, RuleSource::entry);
+  EXPECT_EQ(resolve(rules, "/code/state/launches.jsonl").access, Access::read);
+  EXPECT_EQ(resolve(rules, "/code/state").rule->source, RuleSource::state_dir);
+}
+
 }  // namespace
 }  // namespace holdfast::sandbox
