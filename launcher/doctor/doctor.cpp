@@ -116,14 +116,37 @@ Finding check_bubblewrap(const std::string& bwrap_path) {
     return f;
   }
   f.summary = bwrap_path + ": " + line;
-  // --disable-userns and --assert-userns-disabled arrived in 0.8.0; the
-  // sandbox relies on --disable-userns, --perms, --ro-bind-data, --chmod.
-  if (version < std::vector<int>{0, 8, 0}) {
+  const auto missing = missing_bubblewrap_options(run_process({bwrap_path, "--help"}).output);
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& option : missing) names += (names.empty() ? "" : ", ") + option;
     f.verdict = Verdict::fatal;
-    f.summary += " (holdfast needs 0.8.0 or newer for --disable-userns)";
-    f.advice = "upgrade bubblewrap to 0.8.0 or newer";
+    f.summary += " lacks " + names +
+                 " (every launch uses them: descriptor binds, no nested user namespaces, "
+                 "masks, sized tmpfs)";
+    f.advice =
+        "upgrade bubblewrap to 0.10.0 or newer (Debian 12: 0.8.0-2+deb12u1 or newer from "
+        "bookworm-security), or point HOLDFAST_BWRAP at one";
   }
   return f;
+}
+
+std::vector<std::string> missing_bubblewrap_options(const std::string& help_text) {
+  std::vector<std::string> missing;
+  for (const std::string option : kNewerBubblewrapOptions) {
+    // An option is listed as "    --name ..." at the start of a line;
+    // "--bind" must not be taken for "--bind-fd".
+    bool listed = false;
+    std::istringstream lines(help_text);
+    for (std::string line; std::getline(lines, line);) {
+      const auto start = line.find_first_not_of(' ');
+      if (start == std::string::npos || line.compare(start, option.size(), option) != 0) continue;
+      const auto after = start + option.size();
+      if (after == line.size() || line[after] == ' ') listed = true;
+    }
+    if (!listed) missing.push_back(option);
+  }
+  return missing;
 }
 
 Finding check_user_namespaces(const std::string& bwrap_path) {

@@ -50,4 +50,16 @@ Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid);
 // "0.8.0" → {0, 8, 0}; empty on a malformed version.
 std::vector<int> parse_version(const std::string& text);
 
+// The options a launch gives bubblewrap that its older releases lack, in
+// the order a reader meets them: --disable-userns (0.8.0), --bind-fd and
+// --ro-bind-fd (0.10.0, and Debian 12's 0.8.0-2+deb12u1 as a backport),
+// --perms, --size, --chmod (0.5.0).
+inline constexpr const char* kNewerBubblewrapOptions[] = {
+    "--disable-userns", "--bind-fd", "--ro-bind-fd", "--perms", "--size", "--chmod"};
+
+// Which of kNewerBubblewrapOptions `help_text` (what `bwrap --help`
+// printed) does not list. A version number cannot say: distributions
+// backport options.
+std::vector<std::string> missing_bubblewrap_options(const std::string& help_text);
+
 }  // namespace holdfast::doctor

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/run/launch_plan.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -74,6 +75,51 @@ TEST_F(DoctorTest, MissingBubblewrapIsFatal) {
       << ran.output;
   EXPECT_NE(ran.output.find("apt-get install bubblewrap"), std::string::npos) << ran.output;
   EXPECT_NE(ran.output.find("REFUSED"), std::string::npos) << ran.output;
+}
+
+TEST(DoctorBubblewrapOptions, ListsWhatTheHelpLacks) {
+  // Lines as bubblewrap prints them; "--bind" and "--bind-try" must not
+  // count as "--bind-fd".
+  const std::string old_help =
+      "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]\n"
+      "    --disable-userns             Disable further use of user namespaces inside sandbox\n"
+      "    --bind SRC DEST              Bind mount the host path SRC on DEST\n"
+      "    --bind-try SRC DEST          Equal to --bind but ignores non-existent SRC\n"
+      "    --ro-bind SRC DEST           Bind mount the host path SRC readonly on DEST\n"
+      "    --perms OCTAL                Set permissions of next argument\n"
+      "    --size BYTES                 Set size of next argument (only for --tmpfs)\n"
+      "    --chmod OCTAL PATH           Change permissions of PATH (must already exist)\n";
+  EXPECT_EQ(missing_bubblewrap_options(old_help),
+            (std::vector<std::string>{"--bind-fd", "--ro-bind-fd"}));
+  EXPECT_EQ(missing_bubblewrap_options(old_help +
+                                       "    --bind-fd FD DEST            Bind open directory\n"
+                                       "    --ro-bind-fd FD DEST         Bind open directory\n"),
+            std::vector<std::string>{});
+  EXPECT_EQ(missing_bubblewrap_options("").size(), std::size(kNewerBubblewrapOptions));
+}
+
+TEST_F(DoctorTest, BubblewrapWithoutBindFdIsFatal) {
+  // A bubblewrap that says it is 0.8.0 but lacks the descriptor binds every
+  // launch uses (Debian 12's 0.8.0 before the security backport): its own
+  // --help, less those two lines. The real bwrap prints the rest.
+  const auto bwrap = launcher::locate_bwrap();
+  ASSERT_TRUE(bwrap.has_value()) << "bubblewrap is not installed";
+  const auto fake = dir_ / "old-bwrap";
+  write_file(fake, "#!/bin/sh\n"
+                   "case \"$1\" in\n"
+                   "  --version) echo 'bubblewrap 0.8.0' ;;\n"
+                   "  --help) '" + *bwrap +
+                       "' --help | grep -v -e '--bind-fd' -e '--ro-bind-fd' ;;\n"
+                       "  *) exec '" + *bwrap + "' \"$@\" ;;\n"
+                       "esac\n");
+  ::chmod(fake.c_str(), 0755);
+  auto env = env_;
+  env["HOLDFAST_BWRAP"] = fake.string();
+  const Ran ran = run_doctor(env, args_);
+  EXPECT_EQ(ran.exit_code, 1) << ran.output;
+  EXPECT_NE(ran.output.find("[fatal] bubblewrap"), std::string::npos) << ran.output;
+  EXPECT_NE(ran.output.find("lacks --bind-fd, --ro-bind-fd"), std::string::npos) << ran.output;
+  EXPECT_NE(ran.output.find("upgrade bubblewrap"), std::string::npos) << ran.output;
 }
 
 TEST_F(DoctorTest, InvalidSettingsAreFatalWithTheirLocation) {
