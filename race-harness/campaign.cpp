@@ -143,6 +143,7 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
   paths.state_dir = state_dir;  // the in-process reader remembers what it has seen
   dirs.setup.empty_config_dir = root / "no-user-file";
   dirs.setup.empty_state_dir = root / "state-that-saw-nothing";
+  dirs.setup.naive_views_dir = root / "naive-views";
   fs::create_directories(dirs.setup.empty_config_dir);
   fs::create_directories(dirs.setup.empty_state_dir);
   fs::permissions(dirs.setup.empty_state_dir, fs::perms::owner_all);

@@ -43,7 +43,7 @@ std::map<std::string, std::string> holdfast_environment(const TrialSetup& setup)
 
 // The settings exactly as the naive reader saw its policy, for holdfast to
 // decide on: the bytes it read, in a config directory of the launcher's own
-// beside its workspace, with a state directory of its own. The seeds'
+// (named after its workspace), with a state directory of its own. The seeds'
 // launcher enforces what it read once; asking holdfast with the live
 // directory instead would make the control wait out the writer's next gap
 // (a control runs its writer back to back) and measure holdfast, not the
@@ -51,7 +51,7 @@ std::map<std::string, std::string> holdfast_environment(const TrialSetup& setup)
 std::map<std::string, std::string> as_the_naive_reader_saw_it(const TrialSetup& setup,
                                                               const fs::path& workspace,
                                                               const NaiveReading& reading) {
-  const fs::path view = workspace.parent_path() / (workspace.filename().string() + ".naive-view");
+  const fs::path view = setup.naive_views_dir / workspace.filename();
   const fs::path config = view / "config";
   const fs::path state = view / "state";
   fs::create_directories(config);

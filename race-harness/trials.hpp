@@ -56,6 +56,9 @@ struct TrialSetup {
   // reader believed them to be).
   std::filesystem::path empty_config_dir;
   std::filesystem::path empty_state_dir;
+  // Where the naive control keeps the settings as it read them, one
+  // directory per launcher (config and state), beside the writers' one.
+  std::filesystem::path naive_views_dir;
 };
 
 Trial snapshot_trial(const std::string& reader, const TrialSetup& setup);
