@@ -7,6 +7,7 @@
 
 #include "launcher/gatekeeper/path_match.hpp"
 #include "launcher/gatekeeper/shell_analysis.hpp"
+#include "launcher/gatekeeper/url_host.hpp"
 
 namespace holdfast::gatekeeper {
 
@@ -304,7 +305,7 @@ class Decider {
   }
 
   Verdict decide_fetch(const ToolCall& call) const {
-    const std::string host = shell::url_host(call.argument);
+    const std::string host = url_host(call.argument);
     if (host.empty()) {
       // No host for a domain rule to match; the tool's bare deny rule still
       // denies every fetch (and no rule allows a URL that cannot be read).

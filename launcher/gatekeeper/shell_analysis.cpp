@@ -5,6 +5,7 @@
 
 #include "launcher/gatekeeper/path_match.hpp"
 #include "launcher/gatekeeper/shell_lexer.hpp"
+#include "launcher/gatekeeper/url_host.hpp"
 
 namespace holdfast::gatekeeper::shell {
 
@@ -844,25 +845,6 @@ std::string_view op_kind_name(OpKind kind) {
       return "fetch";
   }
   return "?";
-}
-
-std::string url_host(std::string_view url) {
-  if (const auto scheme = url.find("://"); scheme != std::string_view::npos) {
-    url.remove_prefix(scheme + 3);
-  }
-  url = url.substr(0, url.find_first_of("/?#"));
-  if (const auto at = url.rfind('@'); at != std::string_view::npos) url.remove_prefix(at + 1);
-  if (url.starts_with('[')) {
-    url =
-        url.substr(1, url.find(']') == std::string_view::npos ? url.size() - 1 : url.find(']') - 1);
-  } else {
-    url = url.substr(0, url.find(':'));
-  }
-  while (url.ends_with('.')) url.remove_suffix(1);  // example.com. is example.com
-  std::string host(url);
-  std::transform(host.begin(), host.end(), host.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return host;
 }
 
 Analysis analyse(std::string_view command_line, const ShellContext& context) {

@@ -52,8 +52,4 @@ struct ShellContext {
 
 Analysis analyse(std::string_view command_line, const ShellContext& context);
 
-// The host of a URL ("https://user@Example.COM:8080/x" -> "example.com");
-// empty when there is none.
-std::string url_host(std::string_view url);
-
 }  // namespace holdfast::gatekeeper::shell

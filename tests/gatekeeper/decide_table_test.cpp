@@ -182,7 +182,19 @@ const Case kCases[] = {
     {"fetch_port", "WebFetch", "https://evil.com:8443/x", DENY, "WebFetch(domain:evil.com)"},
     {"fetch_ask_rule", "WebFetch", "https://ask.example.org/", ASK,
      "WebFetch(domain:ask.example.org)"},
-    {"fetch_no_host_asks", "WebFetch", "https:///path", ASK, kNoRule},
+    {"fetch_no_host_asks", "WebFetch", "mailto:x@example.com", ASK, kNoRule},
+    // Forms a fetcher reads as https://evil.com/ must meet the deny rule.
+    {"fetch_one_slash", "WebFetch", "http:/evil.com/x", DENY, "WebFetch(domain:evil.com)"},
+    {"fetch_no_slash", "WebFetch", "https:evil.com", DENY, "WebFetch(domain:evil.com)"},
+    {"fetch_backslashes", "WebFetch", "https:\\\\evil.com\\x", DENY,
+     "WebFetch(domain:evil.com)"},
+    {"fetch_backslash_before_userinfo", "WebFetch", "https://evil.com\\@example.com/", DENY,
+     "WebFetch(domain:evil.com)"},
+    {"fetch_percent_encoded_host", "WebFetch", "https://ev%69l.com/", DENY,
+     "WebFetch(domain:evil.com)"},
+    // A host no domain rule can judge (IDNA would map it) is never allowed
+    // by one: it asks.
+    {"fetch_fullwidth_host_asks", "WebFetch", "https://\xef\xbd\x85xample.com/", ASK, kNoRule},
 
     // --- Other tools, verbatim ---
     {"mcp_denied", "mcp__db__drop", "users", DENY, "mcp__db__drop"},

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "launcher/gatekeeper/shell_analysis.hpp"
+#include "launcher/gatekeeper/url_host.hpp"
 
 namespace holdfast::gatekeeper::shell {
 namespace {
@@ -97,7 +98,31 @@ TEST(Analysis, UrlHost) {
   EXPECT_EQ(url_host("https://user:pw@Docs.Example.COM:8443/a?b"), "docs.example.com");
   EXPECT_EQ(url_host("example.com/x"), "example.com");
   EXPECT_EQ(url_host("http://[::1]:80/"), "::1");
-  EXPECT_EQ(url_host("https:///x"), "");
+  EXPECT_EQ(url_host("git://Host.example/x"), "host.example");
+  EXPECT_EQ(url_host("mailto:someone@example.com"), "");
+  EXPECT_EQ(url_host("example.com:8443/x"), "example.com");
+}
+
+// The forms a WHATWG parser (browsers, Node's fetch) forgives, each of
+// which reaches evil.com: a domain rule must see evil.com too.
+TEST(Analysis, UrlHostAsFetchersParseIt) {
+  for (const char* url : {"http:/evil.com/x", "https:evil.com", "https:\\\\evil.com\\x",
+                          "HTTPS://EVIL.COM", "https:///evil.com/x", "https://evil.com\\@good.com/",
+                          "https://ev%69l.com/", "  https://evil.com/ ", "ht\ttps://ev\nil.com/",
+                          "//evil.com/x", "wss:evil.com", "https://evil.com./"}) {
+    EXPECT_EQ(url_host(url), "evil.com") << url;
+  }
+}
+
+// Hosts a domain rule cannot judge come back empty ("no host"): IDNA maps
+// fullwidth letters and ideographic full stops to another name.
+TEST(Analysis, UrlHostThatRulesCannotJudgeIsEmpty) {
+  for (const char* url : {"https://\xef\xbd\x85vil.com/",
+                          "https://evil\xe3\x80\x82"
+                          "com/",
+                          "https://ev%C3%AFl.com/", "https://[::1/", "https://[fe80::1%25eth0]/"}) {
+    EXPECT_EQ(url_host(url), "") << url;
+  }
 }
 
 }  // namespace
