@@ -105,13 +105,17 @@ TEST_F(DoctorTest, BubblewrapWithoutBindFdIsFatal) {
   const auto bwrap = launcher::locate_bwrap();
   ASSERT_TRUE(bwrap.has_value()) << "bubblewrap is not installed";
   const auto fake = dir_ / "old-bwrap";
-  write_file(fake, "#!/bin/sh\n"
-                   "case \"$1\" in\n"
-                   "  --version) echo 'bubblewrap 0.8.0' ;;\n"
-                   "  --help) '" + *bwrap +
-                       "' --help | grep -v -e '--bind-fd' -e '--ro-bind-fd' ;;\n"
-                       "  *) exec '" + *bwrap + "' \"$@\" ;;\n"
-                       "esac\n");
+  write_file(fake,
+             "#!/bin/sh\n"
+             "case \"$1\" in\n"
+             "  --version) echo 'bubblewrap 0.8.0' ;;\n"
+             "  --help) '" +
+                 *bwrap +
+                 "' --help | grep -v -e '--bind-fd' -e '--ro-bind-fd' ;;\n"
+                 "  *) exec '" +
+                 *bwrap +
+                 "' \"$@\" ;;\n"
+                 "esac\n");
   ::chmod(fake.c_str(), 0755);
   auto env = env_;
   env["HOLDFAST_BWRAP"] = fake.string();
