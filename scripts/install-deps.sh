@@ -7,7 +7,7 @@ packages=(
   # build
   cmake ninja-build g++ pkg-config git
   # libraries
-  libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev
+  libboost-dev nlohmann-json3-dev libcli11-dev
   libseccomp-dev libssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev hyperfine
