@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/landlock.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -9,12 +10,14 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "launcher/run/launch.hpp"
 #include "launcher/run/launch_plan.hpp"
-#include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/filter.hpp"
+#include "launcher/seccomp/program.hpp"
 #include "settings/presence.hpp"
 #include "settings/snapshot.hpp"
 #include "settings/strict_modes.hpp"
@@ -28,8 +31,8 @@ struct ProcessResult {
   std::string output;  // stdout and stderr together
 };
 
-// Runs `argv` with stdout+stderr captured, keeping `keep_fd` inheritable.
-ProcessResult run_process(const std::vector<std::string>& argv, int keep_fd = -1) {
+// Runs `argv` with stdout+stderr captured.
+ProcessResult run_process(const std::vector<std::string>& argv) {
   ProcessResult result;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return result;
@@ -42,7 +45,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, int keep_fd = -1
   if (pid == 0) {
     ::dup2(pipe_fds[1], 1);
     ::dup2(pipe_fds[1], 2);
-    if (keep_fd >= 0) seccomp::allow_inherit(keep_fd);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -149,53 +151,75 @@ std::vector<std::string> missing_bubblewrap_options(const std::string& help_text
   return missing;
 }
 
-Finding check_user_namespaces(const std::string& bwrap_path) {
-  Finding f{"user-namespaces", Verdict::ok, "", ""};
+Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopePaths& paths) {
+  Finding f{"trial-launch", Verdict::ok, "", ""};
   const std::string max = read_first_line("/proc/sys/user/max_user_namespaces");
   if (max == "0") {
     f.verdict = Verdict::fatal;
-    f.summary = "user.max_user_namespaces is 0";
+    f.summary = "user.max_user_namespaces is 0: bubblewrap cannot create a sandbox";
     f.advice = "sysctl -w user.max_user_namespaces=15000 (and persist it in /etc/sysctl.d)";
     return f;
   }
-  if (bwrap_path.empty()) {
+  if (bwrap_path.empty() || !paths.workspace) {
     f.verdict = Verdict::fatal;
-    f.summary = "cannot try a sandbox without bubblewrap";
-    f.advice = "install bubblewrap";
+    f.summary = bwrap_path.empty() ? "cannot try a launch without bubblewrap"
+                                   : "cannot try a launch without a workspace";
+    f.advice = bwrap_path.empty() ? "install bubblewrap" : "name one with --workspace";
     return f;
   }
-  // A real trial with the flags every launch uses.
-  const ProcessResult r = run_process({bwrap_path,
-                                       "--unshare-user",
-                                       "--unshare-pid",
-                                       "--unshare-ipc",
-                                       "--unshare-uts",
-                                       "--unshare-net",
-                                       "--unshare-cgroup-try",
-                                       "--new-session",
-                                       "--die-with-parent",
-                                       "--cap-drop",
-                                       "ALL",
-                                       "--disable-userns",
-                                       "--ro-bind",
-                                       "/",
-                                       "/",
-                                       "--proc",
-                                       "/proc",
-                                       "--dev",
-                                       "/dev",
-                                       "--",
-                                       "/bin/true"});
-  if (r.status != 0) {
+  // The launch `holdfast run -- /bin/true` makes in this workspace: the
+  // same snapshot, policy, admission, descriptor binds, start gate and
+  // seccomp program; only no launch record. bubblewrap's messages are kept
+  // to be shown here.
+  const settings::UniqueFd output(::memfd_create("holdfast-doctor-trial", MFD_CLOEXEC));
+  if (!output.valid()) {
     f.verdict = Verdict::fatal;
-    f.summary = "a trial sandbox failed: " + first_line(r.output);
+    f.summary = std::string("cannot create a memfd for the trial's output: ") +
+                std::strerror(errno);
+    return f;
+  }
+  launcher::LaunchOptions trial;
+  trial.workspace = *paths.workspace;
+  trial.cwd = *paths.workspace;
+  trial.command = {"/bin/true"};
+  trial.bwrap_path = bwrap_path;
+  trial.state_dir = paths.state_dir;
+  trial.record = false;
+  trial.stdout_fd = output.get();
+  trial.stderr_fd = output.get();
+  try {
+    const launcher::LaunchResult result = launcher::launch(trial);
+    if (result.exit_status == 0) {
+      f.summary = "holdfast run -- /bin/true in " + trial.workspace.string() +
+                  " started and exited 0 (user, pid, ipc, uts" +
+                  (result.plan.policy.network == sandbox::Network::closed ? ", net" : "") +
+                  " namespaces; seccomp program " +
+                  (result.plan.seccomp_baked ? "baked at build time" : "built at launch") +
+                  "; every mount checked at the start gate)";
+      return f;
+    }
+    std::string said;
+    char buffer[4096];
+    for (off_t offset = 0;;) {
+      const ssize_t n = ::pread(output.get(), buffer, sizeof buffer, offset);
+      if (n <= 0) break;
+      said.append(buffer, static_cast<std::size_t>(n));
+      offset += n;
+    }
+    f.verdict = Verdict::fatal;
+    const std::string failure = launcher::describe_failure(result);
+    f.summary = "holdfast run -- /bin/true failed (exit " + std::to_string(result.exit_status) +
+                ")" + (said.empty() ? "" : ": " + first_line(said)) +
+                (failure.empty() ? "" : "; " + failure);
     f.advice =
         "allow unprivileged user namespaces (kernel.unprivileged_userns_clone=1, "
         "user.max_user_namespaces>0, or an AppArmor profile for bwrap), or run inside a "
         "container that permits them";
-    return f;
+  } catch (const std::exception& e) {
+    f.verdict = Verdict::fatal;
+    f.summary = "holdfast run would refuse here: " + first_line(e.what());
+    f.advice = "see the message (holdfast run --explain -- /bin/true shows the whole plan)";
   }
-  f.summary = "a trial sandbox (user, pid, ipc, uts, net namespaces) started and exited 0";
   return f;
 }
 
@@ -208,19 +232,30 @@ Finding check_seccomp() {
     f.advice = "use a kernel built with CONFIG_SECCOMP_FILTER";
     return f;
   }
-  try {
-    const auto fd = seccomp::export_bpf_to_memfd(seccomp::build_filter({}));
-    const std::string version = std::to_string(seccomp_version()->major) + "." +
-                                std::to_string(seccomp_version()->minor) + "." +
-                                std::to_string(seccomp_version()->micro);
-    f.summary = "libseccomp " + version + " built and exported the filter";
-    if (mode != 0)
-      f.summary +=
-          " (holdfast itself already runs under seccomp mode " + std::to_string(mode) + ")";
-  } catch (const std::exception& e) {
-    f.verdict = Verdict::fatal;
-    f.summary = std::string("cannot build the seccomp filter: ") + e.what();
-    f.advice = "install libseccomp2 2.5 or newer";
+  // What a launch loads: the programs baked at build time; libseccomp
+  // (linked in) compiles only options the build did not bake, and the
+  // trial launch above loaded the program of this workspace's policy.
+  const std::size_t baked = seccomp::baked_programs().size();
+  const std::string version = std::to_string(seccomp_version()->major) + "." +
+                              std::to_string(seccomp_version()->minor) + "." +
+                              std::to_string(seccomp_version()->micro);
+  f.summary = "filter mode available; " +
+              (baked > 0 ? std::to_string(baked) + " programs baked at build time"
+                         : std::string("no program baked at build time: each launch builds "
+                                       "its own")) +
+              " (libseccomp " + version + ")";
+  if (mode != 0) {
+    f.summary += "; holdfast itself already runs under seccomp mode " + std::to_string(mode);
+  }
+  if (baked == 0) {
+    try {
+      seccomp::program_for({});
+    } catch (const std::exception& e) {
+      f.verdict = Verdict::fatal;
+      f.summary = std::string("no baked program, and the seccomp filter cannot be built: ") +
+                  e.what();
+      f.advice = "install libseccomp2 2.5 or newer";
+    }
   }
   return f;
 }
@@ -239,7 +274,7 @@ Finding check_apparmor_userns() {
                 ": unprivileged user namespaces need an AppArmor profile for bwrap";
     f.advice =
         "install an AppArmor profile that grants bwrap 'userns', or see the "
-        "user-namespaces check for whether launches work";
+        "trial-launch check for whether launches work";
   }
   return f;
 }
@@ -436,7 +471,7 @@ Report examine_host(const settings::ScopePaths& paths) {
   const std::string bwrap = launcher::locate_bwrap().value_or("");
   Report report;
   report.findings.push_back(check_bubblewrap(bwrap));
-  report.findings.push_back(check_user_namespaces(bwrap));
+  report.findings.push_back(check_trial_launch(bwrap, paths));
   report.findings.push_back(check_seccomp());
   report.findings.push_back(check_apparmor_userns());
   report.findings.push_back(check_landlock());

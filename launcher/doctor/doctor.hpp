@@ -17,7 +17,7 @@ namespace holdfast::doctor {
 enum class Verdict { ok, warning, fatal };  // fatal: `run` would refuse
 
 struct Finding {
-  std::string check;  // "bubblewrap", "user-namespaces", ...
+  std::string check;  // "bubblewrap", "trial-launch", ...
   Verdict verdict = Verdict::ok;
   std::string summary;  // one line: what was found
   std::string advice;   // what to do; empty when ok
@@ -35,7 +35,9 @@ Report examine_host(const settings::ScopePaths& paths);
 
 // Pieces, each a probe of its own (exposed for tests).
 Finding check_bubblewrap(const std::string& bwrap_path);       // version and features
-Finding check_user_namespaces(const std::string& bwrap_path);  // a real trial sandbox
+// `holdfast run -- /bin/true` in the workspace of `paths`, through the very
+// launch path run takes (launcher::launch), without a launch record.
+Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopePaths& paths);
 Finding check_seccomp();
 Finding check_apparmor_userns();
 Finding check_landlock();

@@ -11,11 +11,7 @@
 #include <iostream>
 #include <string_view>
 
-#include "launcher/run/launch_plan.hpp"
-#include "launcher/run/launch_record.hpp"
-#include "launcher/run/mount_check.hpp"
-#include "launcher/run/mount_points.hpp"
-#include "launcher/run/supervise.hpp"
+#include "launcher/run/launch.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/explain.hpp"
 #include "launcher/sandbox/refusal.hpp"
@@ -58,46 +54,6 @@ void save_seccomp_program(int memfd, const std::string& file) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << program;
   if (!out) throw settings::SystemError("cannot write", file, errno);
-}
-
-// Opens the --report file before the command starts, so that what the
-// command does to that path meanwhile (a symlink in its place) changes
-// nothing: the report is written through this descriptor. A symlink there
-// already (O_NOFOLLOW), anything but a regular file, or a file with other
-// names (hard links) is refused.
-settings::UniqueFd open_report(const std::string& file) {
-  settings::UniqueFd fd(
-      ::open(file.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666));
-  if (!fd.valid()) {
-    if (errno == ELOOP) {
-      throw settings::UsageError("the report file " + file +
-                                 " is a symlink; holdfast writes reports only to a regular file "
-                                 "it opens without following links. Remove it or choose another "
-                                 "path");
-    }
-    settings::throw_errno("cannot open the report file", file);
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) settings::throw_errno("cannot stat the report file", file);
-  if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
-    throw settings::UsageError(
-        "the report file " + file + " is " +
-        (S_ISREG(st.st_mode) ? "a file with other names (hard links)" : "not a regular file") +
-        "; holdfast writes reports only to a regular file of its own. Remove it or choose another "
-        "path");
-  }
-  return fd;
-}
-
-// Creates holdfast's state directory (and the missing directories above
-// it) private to the user, as the XDG base directories are. Failing is not
-// fatal: records and mount-point cleanup then warn or do nothing.
-void make_state_dir(const fs::path& dir) {
-  fs::path at;
-  for (const auto& part : dir) {
-    at /= part;
-    if (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST) return;
-  }
 }
 
 // The caller's logical cwd: $PWD when it names the current directory (it
@@ -233,61 +189,23 @@ bool operator_allows_unconfined(const settings::Effective& effective) {
   return flag != nullptr && flag->is_boolean() && flag->get<bool>();
 }
 
-int run(const RunOptions& options) {
-  if (options.command.empty()) {
-    return refuse("no command given; write it after --, e.g. holdfast run -- make test");
-  }
-  const fs::path cwd = options.cwd.empty() ? logical_cwd() : fs::absolute(options.cwd);
+// --dry-run and --explain: the plan of the launch, with the bind sources
+// and the seccomp program named as a person can pass them by hand.
+int show_plan(const RunOptions& options, const LaunchOptions& launch_options) {
   LaunchRequest request;
-  request.workspace = options.workspace.empty() ? cwd : fs::absolute(options.workspace);
-  request.cwd = cwd;
-  request.command = options.command;
-  try {
-    request.state_dir = settings::state_dir_from_environment();
-    make_state_dir(*request.state_dir);
-  } catch (const settings::UsageError&) {
-    // No state directory: no launch records, no mount-point cleanup.
-  }
-  request.will_run = !options.dry_run && !options.explain;
-  const auto bwrap = locate_bwrap();
-  request.bwrap_path = bwrap.value_or("bwrap");
-
+  request.workspace = launch_options.workspace;
+  request.cwd = launch_options.cwd;
+  request.command = launch_options.command;
+  request.bwrap_path = launch_options.bwrap_path;
+  request.state_dir = launch_options.state_dir;
+  request.will_run = false;
   LaunchPlan plan;
-  std::optional<MountPointCleanup> mount_points;
   try {
-    if (!bwrap) {
-      // Still read the settings: only an operator may allow running unconfined.
-      const auto paths = settings::scope_paths_from_environment(request.workspace);
-      const auto snapshot = settings::take_snapshot(paths, request.snapshot_options);
-      if (!options.require_sandbox && !options.dry_run && !options.explain &&
-          operator_allows_unconfined(snapshot.effective)) {
-        exec_unconfined(options, cwd);
-      }
-      return refuse(
-          "bubblewrap (bwrap) was not found on PATH (or at $HOLDFAST_BWRAP); holdfast never "
-          "runs a command unconfined unless an operator sets security.allowUnconfined. Install "
-          "it (apt-get install bubblewrap); " +
-          std::string(kDoctorHint));
-    }
-    if (request.will_run && request.state_dir) {
-      // Before looking at the host: no other launch's cleanup may remove a
-      // mount point this one is about to stand on.
-      try {
-        mount_points.emplace(*request.state_dir);
-      } catch (const settings::SystemError&) {
-        // No lock, no cleanup: the mount points stay behind, empty.
-      }
-    }
+    if (request.state_dir) make_state_dir(*request.state_dir);
     plan = plan_launch(request);
+    if (options.require_sandbox) require_operator_policy(plan);
   } catch (const std::exception&) {
     return refuse(failure_message(std::current_exception()));
-  }
-
-  if (options.require_sandbox && plan.policy.form == sandbox::PolicyForm::builtin_default) {
-    return refuse(
-        "--require-sandbox: no operator scope sets tools.executionSandbox (only the built-in "
-        "default would apply). Set a policy, e.g. holdfast settings set --scope user "
-        "tools.executionSandbox '{\"filesystem\": \"workspace-write\", \"network\": \"closed\"}'");
   }
   if (!options.save_seccomp.empty()) {
     try {
@@ -300,93 +218,66 @@ int run(const RunOptions& options) {
   if (options.dry_run) {
     for (const auto& arg : plan.argv) std::cout << arg << "\n";
   }
-  if (options.explain || options.dry_run) return 0;
+  return 0;
+}
 
-  SuperviseRequest supervise_request;
-  supervise_request.bwrap_path = plan.argv.front();
-  supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
-  supervise_request.inherited_fds = plan.inherited_fds();
-  supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
-  try {
-    supervise_request.limits = resource_limits(plan.policy.limits, ::getuid());
-  } catch (const std::exception&) {
-    return refuse(failure_message(std::current_exception()));
+int run(const RunOptions& options) {
+  if (options.command.empty()) {
+    return refuse("no command given; write it after --, e.g. holdfast run -- make test");
   }
+  LaunchOptions launch_options;
+  launch_options.cwd = options.cwd.empty() ? logical_cwd() : fs::absolute(options.cwd);
+  launch_options.workspace =
+      options.workspace.empty() ? launch_options.cwd : fs::absolute(options.workspace);
+  launch_options.command = options.command;
+  launch_options.require_sandbox = options.require_sandbox;
+  if (!options.report.empty()) launch_options.report = options.report;
   if (options.timeout_seconds > 0) {
-    supervise_request.timeout =
+    launch_options.timeout =
         std::chrono::milliseconds(static_cast<long>(options.timeout_seconds * 1000));
   }
-  // Nothing runs in the sandbox until its mounts are seen to be what was
-  // checked (mount_check.hpp).
-  std::string mounts_wrong;
-  supervise_request.gate = GateCheck{
-      plan.gate->ready_fd(), [&](long sandbox_pid) {
-        const auto checking = std::chrono::steady_clock::now();
-        mounts_wrong = check_sandbox_mounts(sandbox_pid, plan.mount_checks, plan.facts.identities);
-        plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
-            std::chrono::steady_clock::now() - checking);
-        if (!mounts_wrong.empty()) return false;
-        try {
-          plan.gate->open();
-        } catch (const settings::SystemError& e) {
-          mounts_wrong = e.what();
-          return false;
-        }
-        return true;
-      }};
-  settings::UniqueFd report;
-  SuperviseOutcome outcome;
   try {
-    if (!options.report.empty()) report = open_report(options.report);
-    if (mount_points) {
-      try {
-        mount_points->record(plan.created_mount_points);
-      } catch (const settings::SystemError&) {
-        // Unrecorded mount points stay behind, empty; nothing is weakened.
+    launch_options.state_dir = settings::state_dir_from_environment();
+  } catch (const settings::UsageError&) {
+    // No state directory: no launch records, no mount-point cleanup.
+  }
+  const auto bwrap = locate_bwrap();
+  if (!bwrap) {
+    try {
+      // Still read the settings: only an operator may allow running unconfined.
+      const auto paths = settings::scope_paths_from_environment(launch_options.workspace);
+      const auto snapshot = settings::take_snapshot(paths, launch_options.snapshot_options);
+      if (!options.require_sandbox && !options.dry_run && !options.explain &&
+          operator_allows_unconfined(snapshot.effective)) {
+        exec_unconfined(options, launch_options.cwd);
       }
+    } catch (const std::exception&) {
+      return refuse(failure_message(std::current_exception()));
     }
-    outcome = supervise(supervise_request);
+    return refuse(
+        "bubblewrap (bwrap) was not found on PATH (or at $HOLDFAST_BWRAP); holdfast never "
+        "runs a command unconfined unless an operator sets security.allowUnconfined. Install "
+        "it (apt-get install bubblewrap); " +
+        std::string(kDoctorHint));
+  }
+  launch_options.bwrap_path = *bwrap;
+
+  if (options.dry_run || options.explain) return show_plan(options, launch_options);
+
+  LaunchResult result;
+  try {
+    result = launch(launch_options);
   } catch (const std::exception&) {
     return refuse(failure_message(std::current_exception()));
   }
-  if (mount_points) mount_points->finish();
-  const int status = exit_status_of(outcome);
-  if (outcome.timed_out) {
+  if (result.outcome.timed_out) {
     std::cerr << "holdfast: the command exceeded --timeout " << options.timeout_seconds
               << " s and was stopped\n";
-  } else if (outcome.gate_refused) {
-    std::cerr << "holdfast: the sandbox was not built as checked (" << mounts_wrong
-              << "); the command did not run. Something moved a directory on the way while the "
-                 "sandbox was built; start it again, and find what keeps moving it (anything "
-                 "that can write a parent directory can)\n";
-  } else if (!outcome.command_status) {
-    std::cerr << "holdfast: bubblewrap could not set up the sandbox (its message is above); "
-                 "the command did not run. "
-              << kDoctorHint << "\n";
+  } else if (const std::string failure = describe_failure(result); !failure.empty()) {
+    std::cerr << "holdfast: " << failure << "\n";
   }
-
-  if (report.valid()) {
-    try {
-      if (::ftruncate(report.get(), 0) != 0) {
-        settings::throw_errno("cannot truncate the report file", options.report);
-      }
-      settings::write_all(report.get(), launch_report(plan, outcome, status).dump(2) + "\n",
-                          options.report);
-    } catch (const std::exception& e) {
-      std::cerr << "holdfast: cannot write the report " << options.report << ": " << e.what()
-                << "\n";
-    }
-  }
-  if (launch_records_enabled(plan.snapshot.effective)) {
-    if (const auto log = launch_log_path()) {
-      try {
-        append_json_line(*log, launch_record(plan, options.command, status));
-      } catch (const std::exception& e) {
-        std::cerr << "holdfast: warning: launch record not written: " << e.what() << "\n";
-      }
-    }
-  }
-  return status;
+  for (const auto& warning : result.warnings) std::cerr << "holdfast: warning: " << warning << "\n";
+  return result.exit_status;
 }
 
 }  // namespace

@@ -87,6 +87,8 @@ struct ExecRequest {
   const std::vector<ResourceLimit>* limits;
   sigset_t mask;
   pid_t parent;
+  int stdout_fd;  // -1: ours
+  int stderr_fd;
 };
 
 // Says why the child cannot go on and returns the refusal status. Only
@@ -108,6 +110,9 @@ int exec_bwrap(void* raw) {
   // If holdfast dies, bwrap dies, and --die-with-parent takes the sandbox.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != request.parent) return kExitRefused;
+  // dup2 leaves the copy without FD_CLOEXEC: bwrap and the command inherit it.
+  if (request.stdout_fd >= 0 && ::dup2(request.stdout_fd, 1) < 0) return kExitRefused;
+  if (request.stderr_fd >= 0 && ::dup2(request.stderr_fd, 2) < 0) return kExitRefused;
   ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
   for (int fd : *request.keep) {
     const int flags = ::fcntl(fd, F_GETFD);
@@ -226,7 +231,8 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   }
 
   const auto spawned_at = Clock::now();
-  ExecRequest exec_request{&argv, &envp, &keep, &limits, signals.previous(), ::getpid()};
+  ExecRequest exec_request{&argv,  &envp,      &keep, &limits, signals.previous(), ::getpid(),
+                           request.stdout_fd, request.stderr_fd};
   const pid_t bwrap = spawn_bwrap(exec_request);
   if (bwrap < 0) throw SystemError("cannot start a process for", request.bwrap_path, errno);
   // Only bwrap holds the write ends now: EOF on them means bwrap is done.

@@ -62,6 +62,10 @@ struct SuperviseRequest {
   // After the timeout's SIGTERM, how long before SIGKILL.
   std::chrono::milliseconds kill_grace{2000};
   std::optional<GateCheck> gate;
+  // bwrap's (and so the command's) standard output and error; -1 keeps
+  // holdfast's own.
+  int stdout_fd = -1;
+  int stderr_fd = -1;
 };
 
 struct SuperviseOutcome {

@@ -60,7 +60,7 @@ TEST_F(DoctorTest, HealthyHostSaysLaunchesGoAhead) {
   const Ran ran = run_doctor(env_, args_);
   EXPECT_EQ(ran.exit_code, 0) << ran.output;
   EXPECT_NE(ran.output.find("[ok] bubblewrap"), std::string::npos) << ran.output;
-  EXPECT_NE(ran.output.find("[ok] user-namespaces: a trial sandbox"), std::string::npos)
+  EXPECT_NE(ran.output.find("[ok] trial-launch: holdfast run -- /bin/true in "), std::string::npos)
       << ran.output;
   EXPECT_NE(ran.output.find("[ok] seccomp"), std::string::npos) << ran.output;
   EXPECT_NE(ran.output.find("built-in default"), std::string::npos) << ran.output;
@@ -126,6 +126,31 @@ TEST_F(DoctorTest, BubblewrapWithoutBindFdIsFatal) {
   EXPECT_NE(ran.output.find("upgrade bubblewrap"), std::string::npos) << ran.output;
 }
 
+// The trial is the launch `holdfast run` would make in that workspace, so a
+// workspace that run refuses fails it, with run's own refusal.
+TEST_F(DoctorTest, TrialLaunchRefusesWhereRunRefuses) {
+  auto args = args_;
+  args[1] = (dir_ / "work" / "repo").string();
+  std::filesystem::create_directories(dir_ / "work" / "repo");
+  const Ran healthy = run_doctor(env_, args);
+  ASSERT_EQ(healthy.exit_code, 0) << healthy.output;
+  // The same directory, now with a workspace policy that overlaps the
+  // user's settings directory: run refuses it (workspace-overlaps-settings).
+  auto env = env_;
+  env["HOLDFAST_CONFIG_DIR"] = (dir_ / "work" / "repo" / "config").string();
+  std::filesystem::create_directories(dir_ / "work" / "repo" / "config");
+  const Ran ran = run_doctor(env, args);
+  EXPECT_EQ(ran.exit_code, 1) << ran.output;
+  EXPECT_NE(ran.output.find("[fatal] trial-launch: holdfast run would refuse here: refused "
+                            "[workspace-overlaps-settings]"),
+            std::string::npos)
+      << ran.output;
+  const auto run = holdfast::testing::run_command(
+      {HOLDFAST_BINARY, "run", "--workspace", args[1], "--", "/bin/true"}, env);
+  EXPECT_EQ(run.exit_code, 125) << run.err;
+  EXPECT_NE(run.err.find("workspace-overlaps-settings"), std::string::npos) << run.err;
+}
+
 TEST_F(DoctorTest, InvalidSettingsAreFatalWithTheirLocation) {
   write_file(dir_ / "config" / "settings.json", "{\n  \"tools\": 3\n}\n");
   const Ran ran = run_doctor(env_, args_);
@@ -153,7 +178,7 @@ TEST_F(DoctorTest, JsonOutputCarriesEveryCheck) {
   EXPECT_TRUE(report["launch_possible"].get<bool>());
   std::vector<std::string> checks;
   for (const auto& c : report["checks"]) checks.push_back(c["check"]);
-  for (const char* expected : {"bubblewrap", "user-namespaces", "seccomp", "apparmor-userns",
+  for (const char* expected : {"bubblewrap", "trial-launch", "seccomp", "apparmor-userns",
                                "landlock", "settings:user", "settings:snapshot"}) {
     EXPECT_NE(std::find(checks.begin(), checks.end(), expected), checks.end()) << expected;
   }

@@ -1,0 +1,181 @@
+#include "launcher/run/launch.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/run/launch_record.hpp"
+#include "launcher/run/mount_check.hpp"
+#include "launcher/run/mount_points.hpp"
+#include "launcher/sandbox/refusal.hpp"
+#include "settings/errors.hpp"
+
+namespace holdfast::launcher {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Opens the report before the command starts, so that what the command
+// does to that path meanwhile (a symlink in its place) changes nothing: the
+// report is written through this descriptor. A symlink there already
+// (O_NOFOLLOW), anything but a regular file, or a file with other names
+// (hard links) is refused.
+settings::UniqueFd open_report(const fs::path& file) {
+  settings::UniqueFd fd(
+      ::open(file.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666));
+  if (!fd.valid()) {
+    if (errno == ELOOP) {
+      throw settings::UsageError("the report file " + file.string() +
+                                 " is a symlink; holdfast writes reports only to a regular file "
+                                 "it opens without following links. Remove it or choose another "
+                                 "path");
+    }
+    settings::throw_errno("cannot open the report file", file);
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) settings::throw_errno("cannot stat the report file", file);
+  if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    throw settings::UsageError(
+        "the report file " + file.string() + " is " +
+        (S_ISREG(st.st_mode) ? "a file with other names (hard links)" : "not a regular file") +
+        "; holdfast writes reports only to a regular file of its own. Remove it or choose another "
+        "path");
+  }
+  return fd;
+}
+
+void write_report(const settings::UniqueFd& fd, const fs::path& file, const LaunchResult& result) {
+  if (::ftruncate(fd.get(), 0) != 0) settings::throw_errno("cannot truncate the report file", file);
+  settings::write_all(fd.get(),
+                      launch_report(result.plan, result.outcome, result.exit_status).dump(2) + "\n",
+                      file);
+}
+
+}  // namespace
+
+void make_state_dir(const fs::path& dir) {
+  fs::path at;
+  for (const auto& part : dir) {
+    at /= part;
+    if (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST) return;
+  }
+}
+
+void require_operator_policy(const LaunchPlan& plan) {
+  if (plan.policy.form != sandbox::PolicyForm::builtin_default) return;
+  sandbox::Refusal refusal;
+  refusal.rule = "sandbox-required";
+  refusal.path = plan.facts.workspace.canonical;
+  refusal.message =
+      "a sandbox policy is required (--require-sandbox) and no operator scope sets "
+      "tools.executionSandbox: only the built-in default would apply";
+  refusal.remedy =
+      "set a policy, e.g. holdfast settings set --scope user tools.executionSandbox "
+      "'{\"filesystem\": \"workspace-write\", \"network\": \"closed\"}'";
+  throw sandbox::Refused({refusal});
+}
+
+LaunchResult launch(const LaunchOptions& options) {
+  LaunchRequest request;
+  request.workspace = options.workspace;
+  request.cwd = options.cwd;
+  request.command = options.command;
+  request.bwrap_path = options.bwrap_path;
+  request.snapshot_options = options.snapshot_options;
+  request.state_dir = options.state_dir;
+  request.will_run = true;
+  if (options.state_dir) make_state_dir(*options.state_dir);
+
+  // Before looking at the host: no other launch's cleanup may remove a
+  // mount point this one is about to stand on.
+  std::optional<MountPointCleanup> mount_points;
+  if (options.state_dir) {
+    try {
+      mount_points.emplace(*options.state_dir);
+    } catch (const settings::SystemError&) {
+      // No lock, no cleanup: the mount points stay behind, empty.
+    }
+  }
+
+  LaunchResult result;
+  result.plan = plan_launch(request);
+  LaunchPlan& plan = result.plan;
+  if (options.require_sandbox) require_operator_policy(plan);
+
+  SuperviseRequest supervise_request;
+  supervise_request.bwrap_path = plan.argv.front();
+  supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
+  supervise_request.inherited_fds = plan.inherited_fds();
+  supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
+  supervise_request.limits = resource_limits(plan.policy.limits, ::getuid());
+  supervise_request.timeout = options.timeout;
+  supervise_request.stdout_fd = options.stdout_fd;
+  supervise_request.stderr_fd = options.stderr_fd;
+  // Nothing runs in the sandbox until its mounts are seen to be what was
+  // checked (mount_check.hpp).
+  supervise_request.gate = GateCheck{
+      plan.gate->ready_fd(), [&](long sandbox_pid) {
+        const auto checking = std::chrono::steady_clock::now();
+        result.sandbox_mismatch =
+            check_sandbox_mounts(sandbox_pid, plan.mount_checks, plan.facts.identities);
+        plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now() - checking);
+        if (!result.sandbox_mismatch.empty()) return false;
+        try {
+          plan.gate->open();
+        } catch (const settings::SystemError& e) {
+          result.sandbox_mismatch = e.what();
+          return false;
+        }
+        return true;
+      }};
+
+  settings::UniqueFd report;
+  if (options.report) report = open_report(*options.report);
+  if (mount_points) {
+    try {
+      mount_points->record(plan.created_mount_points);
+    } catch (const settings::SystemError&) {
+      // Unrecorded mount points stay behind, empty; nothing is weakened.
+    }
+  }
+  result.outcome = supervise(supervise_request);
+  if (mount_points) mount_points->finish();
+  result.exit_status = exit_status_of(result.outcome);
+
+  if (report.valid()) {
+    try {
+      write_report(report, *options.report, result);
+    } catch (const std::exception& e) {
+      result.warnings.push_back("cannot write the report " + options.report->string() + ": " +
+                                e.what());
+    }
+  }
+  if (options.record && options.state_dir && launch_records_enabled(plan.snapshot.effective)) {
+    try {
+      append_json_line(*options.state_dir / "launches.jsonl",
+                       launch_record(plan, options.command, result.exit_status));
+    } catch (const std::exception& e) {
+      result.warnings.push_back(std::string("launch record not written: ") + e.what());
+    }
+  }
+  return result;
+}
+
+std::string describe_failure(const LaunchResult& result) {
+  if (result.outcome.timed_out) return "the command exceeded its timeout and was stopped";
+  if (result.outcome.gate_refused) {
+    return "the sandbox was not built as checked (" + result.sandbox_mismatch +
+           "); the command did not run. Something moved a directory on the way while the "
+           "sandbox was built; start it again, and find what keeps moving it (anything that can "
+           "write a parent directory can)";
+  }
+  if (!result.outcome.command_status) {
+    return "bubblewrap could not set up the sandbox (its message is above); the command did not "
+           "run. Run `holdfast doctor` to check this host";
+  }
+  return "";
+}
+
+}  // namespace holdfast::launcher

@@ -1,0 +1,81 @@
+// One confined command, from the settings snapshot to its exit status, as a
+// library call: what `holdfast run` does once it has read its command line,
+// and what `holdfast doctor` does with /bin/true. An agent or a GUI that
+// links holdfast starts commands with this and gets the same snapshot,
+// admission, plan, descriptor binds, start-gate check, seccomp program,
+// supervision, mount-point cleanup, report and launch record as the CLI,
+// without starting holdfast itself.
+//
+// It never runs anything unconfined: without bubblewrap it throws (the CLI
+// alone decides about an operator's security.allowUnconfined).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/run/launch_plan.hpp"
+#include "launcher/run/supervise.hpp"
+
+namespace holdfast::launcher {
+
+struct LaunchOptions {
+  std::filesystem::path workspace;  // absolute
+  std::filesystem::path cwd;        // absolute; the command starts there
+  std::vector<std::string> command;
+  std::string bwrap_path;  // absolute (locate_bwrap)
+  // holdfast's state directory (settings::state_dir_from_environment),
+  // created private to the user when missing. It holds the launch records
+  // and the mount-point lock; without one there are neither, and the mount
+  // points bubblewrap creates stay behind, empty.
+  std::optional<std::filesystem::path> state_dir;
+  // Refuse (sandbox::Refused) unless an operator scope sets a policy.
+  bool require_sandbox = false;
+  // Append the launch record (when the operator has not turned records off).
+  bool record = true;
+  // The --report document: opened before the command starts, without
+  // following a symlink, and written through that descriptor at the end.
+  std::optional<std::filesystem::path> report;
+  std::optional<std::chrono::milliseconds> timeout;
+  // Where bubblewrap's and the command's output goes; -1 keeps ours.
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  settings::SnapshotOptions snapshot_options;
+};
+
+struct LaunchResult {
+  LaunchPlan plan;
+  SuperviseOutcome outcome;
+  int exit_status = kExitRefused;  // exit_status_of(outcome)
+  // Set when the built sandbox was not what was checked (the command did
+  // not run): what was wrong.
+  std::string sandbox_mismatch;
+  // Problems after the command ended that did not change its outcome: the
+  // report or the launch record could not be written.
+  std::vector<std::string> warnings;
+};
+
+// Starts the command and waits for it. Throws what plan_launch throws,
+// sandbox::Refused (require_sandbox, limits that cannot be enforced),
+// settings::UsageError (an unusable report path) and settings::SystemError
+// (bubblewrap could not be started); each says what was wrong.
+LaunchResult launch(const LaunchOptions& options);
+
+// Throws sandbox::Refused ("sandbox-required") when the plan's policy is
+// the built-in default: no operator scope sets tools.executionSandbox.
+void require_operator_policy(const LaunchPlan& plan);
+
+// Creates holdfast's state directory (and the missing directories above
+// it) private to the user, as the XDG base directories are. Failing is not
+// fatal: the plan then has no state directory to protect, and records and
+// mount-point cleanup warn or do nothing.
+void make_state_dir(const std::filesystem::path& dir);
+
+// What the caller should be told when the command did not run or did not
+// end on its own (a timeout, the sandbox not as checked, bubblewrap failing
+// to build it); empty when it ran and ended. One line, without "holdfast: ".
+std::string describe_failure(const LaunchResult& result);
+
+}  // namespace holdfast::launcher
