@@ -87,6 +87,46 @@ if /usr/bin/holdfast run -- /bin/sh -c "echo outside > '$work/outside/written'" 
   fail "a confined command wrote outside its workspace"
 fi
 [ ! -e "$work/outside/written" ] || fail "a file appeared outside the workspace"
+
+echo "== package-check: a program built against holdfast-dev starts a confined command"
+mkdir -p "$work/consumer"
+cat > "$work/consumer/CMakeLists.txt" << 'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(holdfast_consumer CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(holdfast REQUIRED)
+add_executable(consumer main.cpp)
+target_link_libraries(consumer PRIVATE holdfast::launcher)
+CMAKE
+cat > "$work/consumer/main.cpp" << 'CXX'
+// Starts `sh -c "echo from-library > written"` confined in the current
+// directory through the installed library, as an agent would.
+#include <filesystem>
+#include <iostream>
+
+#include "launcher/run/launch.hpp"
+
+int main() {
+  namespace launcher = holdfast::launcher;
+  launcher::LaunchOptions options;
+  options.workspace = options.cwd = std::filesystem::current_path();
+  options.command = {"/bin/sh", "-c", "echo from-library > written"};
+  options.bwrap_path = launcher::locate_bwrap().value_or("");
+  options.state_dir = holdfast::settings::state_dir_from_environment();
+  try {
+    const auto result = launcher::launch(options);
+    return result.exit_status;
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return 125;
+  }
+}
+CXX
+cmake -S "$work/consumer" -B "$work/consumer/build" -G Ninja > "$work/consumer.log" 2>&1 &&
+  ninja -C "$work/consumer/build" >> "$work/consumer.log" 2>&1 ||
+  { cat "$work/consumer.log"; fail "a program using find_package(holdfast) did not build"; }
+"$work/consumer/build/consumer" || fail "the library's launch of a confined command failed"
+[ "$(cat written)" = from-library ] || fail "the library's confined write did not land"
 cd - > /dev/null
 
 echo "== package-check: dpkg -r"
