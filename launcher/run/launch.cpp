@@ -118,7 +118,7 @@ LaunchResult launch(const LaunchOptions& options) {
       plan.gate->ready_fd(), [&](long sandbox_pid) {
         const auto checking = std::chrono::steady_clock::now();
         result.sandbox_mismatch =
-            check_sandbox_mounts(sandbox_pid, plan.mount_checks, plan.facts.identities);
+            check_sandbox_mounts(sandbox_pid, plan.mounts.checks, plan.facts.identities);
         plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
             std::chrono::steady_clock::now() - checking);
         if (!result.sandbox_mismatch.empty()) return false;
@@ -135,7 +135,7 @@ LaunchResult launch(const LaunchOptions& options) {
   if (options.report) report = open_report(*options.report);
   if (mount_points) {
     try {
-      mount_points->record(plan.created_mount_points);
+      mount_points->record(plan.mounts.created_on_host);
     } catch (const settings::SystemError&) {
       // Unrecorded mount points stay behind, empty; nothing is weakened.
     }

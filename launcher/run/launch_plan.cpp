@@ -6,9 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "launcher/sandbox/admission.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
-#include "launcher/sandbox/refusal.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
 #include "settings/errors.hpp"
@@ -90,16 +88,11 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
         file.path, sandbox::FileId{file.identity.device, file.identity.inode});
   }
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
-  if (auto refusals = sandbox::check_admission(plan.policy, plan.facts); !refusals.empty()) {
-    throw sandbox::Refused(std::move(refusals));
-  }
-  const sandbox::MountSummary mounts = sandbox::summarize_mounts(plan.policy, plan.facts);
-  plan.created_mount_points = mounts.created_on_host;
-  plan.mount_checks = mounts.mounts;
+  plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
   if (request.will_run) {
-    plan.bind_sources = open_bind_sources(mounts.bind_sources, plan.facts.identities);
+    plan.bind_sources = open_bind_sources(plan.mounts.bind_sources, plan.facts.identities);
   }
-  if (sandbox::needs_empty_file_fd(plan.policy, plan.facts)) {
+  if (plan.mounts.needs_empty_file) {
     plan.empty_file_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (!plan.empty_file_fd.valid()) {
       throw settings::SystemError("cannot open", "/dev/null", errno);
@@ -124,7 +117,8 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
   if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
-  plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, request.command, build);
+  plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, request.command,
+                                        build);
   plan.timings.policy += since(start);
   return plan;
 }

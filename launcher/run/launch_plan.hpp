@@ -56,11 +56,11 @@ struct LaunchPlan {
   std::optional<StartGate> gate;     // the BPF program, for --seccomp (when will_run)
   bool seccomp_baked = false;        // the program was compiled at build time
   settings::UniqueFd empty_file_fd;  // data of denied files, when the policy has any
-  BindSources bind_sources;          // the checked descriptors of every bind
-  // Mount points bubblewrap will create on the host (MountPointCleanup).
-  std::vector<std::string> created_mount_points;
-  // Every mount, as it must be found in the built sandbox (mount_check.hpp).
-  std::vector<sandbox::MountCheck> mount_checks;
+  // The sandbox's mounts: the argv's operations, the bind sources, the
+  // checks at the start gate (mount_check.hpp) and the mount points
+  // bubblewrap creates on the host (MountPointCleanup).
+  sandbox::MountPlan mounts;
+  BindSources bind_sources;  // the checked descriptors of every bind
   LaunchTimings timings;
 
   // The descriptors bwrap must inherit.

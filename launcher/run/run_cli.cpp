@@ -135,17 +135,19 @@ std::string describe_mounts(const LaunchPlan& plan) {
                     ": repositories deeper than that are not protected)") +
          "; each is read-only inside\n";
   for (const auto& git : facts.nested_git) out += "  " + git + "\n";
+  out += "mount operations, in order:\n";
+  for (const auto& op : plan.mounts.ops) out += "  " + sandbox::describe(op) + "\n";
   out += facts.state_dir ? "state directory: " + facts.state_dir->canonical +
                                " (launch records; never writable inside)\n"
                          : std::string(
                                "state directory: unknown (no HOLDFAST_STATE_DIR, "
                                "XDG_STATE_HOME or HOME): no launch records, and the "
                                "mount points below are not removed\n");
-  if (!plan.created_mount_points.empty()) {
+  if (!plan.mounts.created_on_host.empty()) {
     out +=
         "mount points bubblewrap creates on the host (empty directories, removed by the last "
         "launch to end):\n";
-    for (const auto& path : plan.created_mount_points) out += "  " + path + "\n";
+    for (const auto& path : plan.mounts.created_on_host) out += "  " + path + "\n";
   }
   return out;
 }

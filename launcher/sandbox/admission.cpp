@@ -1,6 +1,7 @@
 #include "launcher/sandbox/admission.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/resolve.hpp"
@@ -102,14 +103,8 @@ void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
   }
 }
 
-void check_entries(const Policy& policy, const HostFacts& facts, std::vector<Refusal>& out) {
-  std::vector<Rule> rules;
-  try {
-    rules = build_rules(policy, facts);
-  } catch (const Refused& refused) {
-    out.insert(out.end(), refused.refusals().begin(), refused.refusals().end());
-    return;
-  }
+void check_entries(const Policy& policy, const std::vector<Rule>& rules, const HostFacts& facts,
+                   std::vector<Refusal>& out) {
   for (const auto& rule : rules) {
     if (rule.source != RuleSource::entry) continue;
     if (rule.path != "/" && (is_within(rule.path, "/proc") || is_within(rule.path, "/dev"))) {
@@ -318,13 +313,17 @@ std::vector<Refusal> check_admission(const Policy& policy, const HostFacts& fact
   std::vector<Refusal> out;
   check_workspace(facts, out);
   if (facts.workspace.kind == Kind::directory && facts.workspace.canonical != "/") {
-    check_entries(policy, facts, out);
-    check_state_dir(policy, facts, out);
+    // The rules once, for every check that needs them; a policy they
+    // refuse (a control character in a path, ...) is reported as is.
+    std::optional<std::vector<Rule>> rules;
     try {
-      check_settings_files(build_rules(policy, facts), facts, out);
-    } catch (const Refused&) {
-      // check_entries reported it
+      rules = build_rules(policy, facts);
+    } catch (const Refused& refused) {
+      out.insert(out.end(), refused.refusals().begin(), refused.refusals().end());
     }
+    if (rules) check_entries(policy, *rules, facts, out);
+    check_state_dir(policy, facts, out);
+    if (rules) check_settings_files(*rules, facts, out);
   }
   return out;
 }

@@ -1,263 +1,61 @@
 #include "launcher/sandbox/bwrap_args.hpp"
 
-#include <algorithm>
 #include <map>
-#include <set>
 #include <stdexcept>
-
-#include "launcher/sandbox/admission.hpp"
-#include "launcher/sandbox/paths.hpp"
-#include "launcher/sandbox/resolve.hpp"
 
 namespace holdfast::sandbox {
 
 namespace {
 
-// One rule per path: the tie order decides, and an operator entry is kept
-// over an implicit rule of equal access (for messages).
-std::map<std::string, Rule> collapse(const std::vector<Rule>& rules) {
-  std::map<std::string, Rule> out;
-  for (const auto& rule : rules) {
-    auto [it, inserted] = out.emplace(rule.path, rule);
-    if (inserted) continue;
-    Rule& kept = it->second;
-    if (rule.access > kept.access ||
-        (rule.access == kept.access && rule.source == RuleSource::entry &&
-         kept.source != RuleSource::entry)) {
-      kept = rule;
-    }
-  }
-  return out;
-}
-
-// The rule of the deepest proper ancestor of `path`; nullptr for none.
-const Rule* nearest_ancestor(const std::map<std::string, Rule>& rules, const std::string& path) {
-  std::string at = path;
-  while (at != "/") {
-    at = parent_path(at);
-    if (const auto it = rules.find(at); it != rules.end()) return &it->second;
-  }
-  return nullptr;
-}
-
-// Host content below `rule` is hidden (an empty root, a denied directory,
-// the private /tmp): paths there must be recreated, not bound.
-bool masks(const Rule* rule) { return rule == nullptr || rule->access == Access::deny; }
-
-bool is_denied_file(const Rule& rule) {
-  return rule.access == Access::deny && rule.source != RuleSource::private_tmp &&
-         rule.kind != Kind::directory && rule.kind != Kind::missing;
-}
-
-// --size takes bytes.
-std::string tmpfs_size(const Limits& limits) {
-  return std::to_string(limits.tmpfs_mib * 1024 * 1024);
-}
-
-// A fresh /dev and /proc. /dev is bubblewrap's tmpfs with the device nodes
-// bound in: /dev/shm gets a private tmpfs of the policy's size, and the rest
-// becomes read-only, so nothing can fill /dev. /proc is remounted read-only
-// as a whole: bubblewrap makes /proc/sys and a few others read-only only
-// when its own access check passes, which it does not when the caller is
-// root, and then kernel.core_pattern and every other host knob were
-// writable by the sandbox's root (the host's uid 0, without capabilities but
-// still the owner of those files). The sandbox's own /proc/PID entries are
-// read-only too: writes there (oom_score_adj, comm of another thread) fail.
-std::vector<std::string> fresh_dev_and_proc(const std::string& tmpfs_size) {
-  return {"--dev",        "/dev", "--size", tmpfs_size, "--tmpfs",      "/dev/shm",
-          "--remount-ro", "/dev", "--proc", "/proc",    "--remount-ro", "/proc"};
-}
-
-class Builder {
- public:
-  Builder(const std::map<std::string, Rule>& rules, const BuildOptions& options,
-          const Limits& limits, std::vector<std::string>& args)
-      : rules_(rules), options_(options), tmpfs_size_(tmpfs_size(limits)), args_(args) {}
-
-  void mounts() {
-    const auto root = rules_.find("/");
-    root_masked_ = root == rules_.end() || root->second.access == Access::deny;
-    if (!root_masked_) bind(root->second.access, "/");
-    // An empty root is bubblewrap's own tmpfs, made read-only at the end.
-    if (root_masked_) check("/", MountCheck::Type::tmpfs, true);
-    for (const auto& arg : fresh_dev_and_proc(tmpfs_size_)) args_.push_back(arg);
-    made_ = {"/", "/dev", "/proc"};
-
-    // Rules and pins, shallow to deep: a mount only ever lands below the
-    // mounts made before it, never on top of one.
-    const std::set<std::string> pins = pins_needed();
-    std::vector<std::pair<std::string, const Rule*>> ordered;
-    for (const auto& [path, rule] : rules_) {
-      if (path != "/" && !pins.contains(path)) ordered.emplace_back(path, &rule);
-    }
-    for (const auto& pin : pins) ordered.emplace_back(pin, nullptr);
-    std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
-      const auto da = path_depth(a.first);
-      const auto db = path_depth(b.first);
-      return da != db ? da < db : a.first < b.first;
-    });
-    for (const auto& [path, rule] : ordered) {
-      if (rule == nullptr) {
-        bind(Access::write, path);
-        made_.insert(path);
-      } else {
-        mount(*rule);
+// One operation as bubblewrap's options: "--perms" and "--size" come
+// before the operation they modify.
+void render(const MountOp& op, const BuildOptions& options, std::vector<std::string>& args) {
+  using K = MountOp::Kind;
+  if (!op.perms.empty()) args.insert(args.end(), {"--perms", op.perms});
+  if (!op.size.empty()) args.insert(args.end(), {"--size", op.size});
+  switch (op.kind) {
+    case K::bind:
+    case K::ro_bind: {
+      const bool write = op.kind == K::bind;
+      if (!options.bind_fds) {
+        args.insert(args.end(), {write ? "--bind" : "--ro-bind", op.path, op.path});
+        return;
       }
-    }
-  }
-
-  void finish(const std::vector<std::pair<std::string, std::string>>& symlinks) {
-    for (const auto& [target, path] : symlinks) {
-      if (!root_masked_ || rules_.contains(path) || made_.contains(path)) continue;
-      add({"--symlink", target, path});
-    }
-    if (root_masked_) add({"--chmod", "0111", "/"});
-    for (const auto& path : remount_) add({"--remount-ro", path});
-    if (root_masked_) add({"--remount-ro", "/"});
-  }
-
-  bool root_masked() const { return root_masked_; }
-  const MountSummary& summary() const { return summary_; }
-
- private:
-  void add(std::initializer_list<std::string> items) {
-    args_.insert(args_.end(), items.begin(), items.end());
-  }
-
-  void check(const std::string& path, MountCheck::Type type, bool read_only) {
-    summary_.mounts.push_back({path, type, read_only});
-  }
-
-  // A host path bound onto itself, by descriptor when the caller gave one.
-  void bind(Access access, const std::string& path) {
-    summary_.bind_sources.push_back(path);
-    check(path, MountCheck::Type::bind, access != Access::write);
-    const bool write = access == Access::write;
-    if (!options_.bind_fds) {
-      add({write ? "--bind" : "--ro-bind", path, path});
-      return;
-    }
-    const auto fd = options_.bind_fds->find(path);
-    if (fd == options_.bind_fds->end()) {
-      throw std::invalid_argument("build_bwrap_args: no descriptor for the bind source " + path);
-    }
-    add({write ? "--bind-fd" : "--ro-bind-fd", std::to_string(fd->second), path});
-  }
-
-  // Recreates the components between the nearest path that exists in the
-  // sandbox (a mount, or a directory made before) and `path`: traversable
-  // but not listable, so a masked directory shows nothing but the way to
-  // the paths reopened below it.
-  void make_parents(const std::string& path) {
-    std::vector<std::string> missing;
-    for (std::string at = parent_path(path); !made_.contains(at); at = parent_path(at)) {
-      missing.push_back(at);
-    }
-    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-      if (made_.insert(*it).second) add({"--perms", "0111", "--dir", *it});
-    }
-  }
-
-  // Does `rule` produce a mount of its own (see mount())?
-  bool emits(const Rule& rule) const {
-    if (rule.path == "/") return !root_masked_;
-    if (rule.source == RuleSource::private_tmp) return true;
-    const Rule* ancestor = nearest_ancestor(rules_, rule.path);
-    const Access parent = ancestor == nullptr ? Access::deny : ancestor->access;
-    if (rule.kind == Kind::missing)
-      return rule.source != RuleSource::entry && parent == Access::write;
-    return rule.access != parent;
-  }
-
-  // Something outside the sandbox trusts some paths later: git reads .git,
-  // the next launch reads holdfast's settings, git follows a .git file's
-  // gitdir. Inside a writable bind the command could rename an ancestor of
-  // such a path away and put its own directory there; a mount point cannot
-  // be renamed (EBUSY), so every ancestor up to the nearest mount becomes a
-  // pin: bound onto itself (--bind A A), writable as before. Admission
-  // guarantees these ancestors exist (bubblewrap resolves every bind source
-  // before it mounts anything, so one cannot be created on the way).
-  std::set<std::string> pins_needed() const {
-    std::set<std::string> pins;
-    for (const auto& [path, rule] : rules_) {
-      if (rule.source == RuleSource::entry || rule.source == RuleSource::private_tmp) continue;
-      const Rule* ancestor = nearest_ancestor(rules_, path);
-      if (ancestor == nullptr || ancestor->access != Access::write) continue;
-      for (std::string at = parent_path(path); at != "/"; at = parent_path(at)) {
-        const auto it = rules_.find(at);
-        if (it != rules_.end() && emits(it->second)) break;
-        pins.insert(at);
+      const auto fd = options.bind_fds->find(op.path);
+      if (fd == options.bind_fds->end()) {
+        throw std::invalid_argument("build_bwrap_args: no descriptor for the bind source " +
+                                    op.path);
       }
+      args.insert(args.end(),
+                  {write ? "--bind-fd" : "--ro-bind-fd", std::to_string(fd->second), op.path});
+      return;
     }
-    return pins;
+    case K::dev:
+      args.insert(args.end(), {"--dev", op.path});
+      return;
+    case K::proc:
+      args.insert(args.end(), {"--proc", op.path});
+      return;
+    case K::tmpfs:
+      args.insert(args.end(), {"--tmpfs", op.path});
+      return;
+    case K::dir:
+      args.insert(args.end(), {"--dir", op.path});
+      return;
+    case K::denied_file:
+      args.insert(args.end(), {"--ro-bind-data", std::to_string(*options.empty_file_fd), op.path});
+      return;
+    case K::symlink:
+      args.insert(args.end(), {"--symlink", op.target, op.path});
+      return;
+    case K::chmod:
+      args.insert(args.end(), {"--chmod", op.target, op.path});
+      return;
+    case K::remount_ro:
+      args.insert(args.end(), {"--remount-ro", op.path});
+      return;
   }
-
-  bool reopens_below(const Rule& rule) const {
-    for (auto it = rules_.upper_bound(rule.path); it != rules_.end(); ++it) {
-      if (!is_within(it->first, rule.path)) continue;
-      const Rule& below = it->second;
-      if (below.access != Access::deny && below.kind != Kind::missing) return true;
-    }
-    return false;
-  }
-
-  void mount(const Rule& rule) {
-    const Rule* ancestor = nearest_ancestor(rules_, rule.path);
-    const Access parent = ancestor == nullptr ? Access::deny : ancestor->access;
-    const std::string& p = rule.path;
-
-    if (rule.source == RuleSource::private_tmp) {
-      make_parents(p);
-      add({"--size", tmpfs_size_, "--tmpfs", p});
-      check(p, MountCheck::Type::tmpfs, false);
-      made_.insert(p);
-      return;
-    }
-    if (rule.kind == Kind::missing) {
-      // Only implicit read rules (protected names, settings directories)
-      // under a writable parent need anything: an empty read-only directory
-      // that cannot be replaced. Missing explicit carve-outs there are
-      // refused by admission; elsewhere nothing can create the path.
-      if (rule.source != RuleSource::entry && parent == Access::write) {
-        add({"--perms", "0555", "--tmpfs", p});
-        check(p, MountCheck::Type::tmpfs, true);
-        made_.insert(p);
-        remount_.push_back(p);
-        summary_.created_on_host.push_back(p);
-      }
-      return;
-    }
-    if (rule.access == parent) {
-      // Same access as the enclosing rule: nothing to add (for deny, the
-      // host content is already hidden; reopened paths below recreate
-      // their own parents).
-      return;
-    }
-    if (rule.access == Access::deny) {
-      if (rule.kind == Kind::directory) {
-        add({"--perms", reopens_below(rule) ? "0111" : "0000", "--tmpfs", p});
-        remount_.push_back(p);
-      } else {
-        add({"--perms", "0000", "--ro-bind-data", std::to_string(*options_.empty_file_fd), p});
-      }
-      check(p, MountCheck::Type::tmpfs, true);
-      made_.insert(p);
-      return;
-    }
-    if (masks(ancestor)) make_parents(p);
-    bind(rule.access, p);
-    made_.insert(p);
-  }
-
-  const std::map<std::string, Rule>& rules_;
-  const BuildOptions& options_;
-  const std::string tmpfs_size_;
-  std::vector<std::string>& args_;
-  bool root_masked_ = true;
-  std::set<std::string> made_;
-  std::vector<std::string> remount_;
-  MountSummary summary_;
-};
+}
 
 }  // namespace
 
@@ -272,70 +70,37 @@ std::vector<std::pair<std::string, std::string>> command_environment(const HostF
   return {env.begin(), env.end()};
 }
 
-bool needs_empty_file_fd(const Policy& policy, const HostFacts& facts) {
-  const auto rules = collapse(build_rules(policy, facts));
-  for (const auto& [path, rule] : rules) {
-    if (!is_denied_file(rule)) continue;
-    const Rule* ancestor = nearest_ancestor(rules, path);
-    if (ancestor != nullptr && ancestor->access != Access::deny) return true;
-  }
-  return false;
-}
-
-MountSummary summarize_mounts(const Policy& policy, const HostFacts& facts) {
-  BuildOptions options;
-  options.empty_file_fd = -1;  // the argv is thrown away
-  std::vector<std::string> args;
-  const auto rules = collapse(build_rules(policy, facts));
-  Builder builder(rules, options, policy.limits, args);
-  builder.mounts();
-  return builder.summary();
-}
-
 std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts& facts,
+                                          const MountPlan& mounts,
                                           const std::vector<std::string>& command,
                                           const BuildOptions& options) {
   if (command.empty()) throw std::invalid_argument("build_bwrap_args: empty command");
-  if (auto refusals = check_admission(policy, facts); !refusals.empty()) {
-    throw Refused(std::move(refusals));
-  }
-  if (!options.empty_file_fd && needs_empty_file_fd(policy, facts)) {
+  if (mounts.needs_empty_file && !options.empty_file_fd) {
     throw std::invalid_argument(
         "build_bwrap_args: the policy denies a file; BuildOptions::empty_file_fd is required");
   }
-  const auto rules = collapse(build_rules(policy, facts));
-
   std::vector<std::string> args = {options.bwrap_path, "--unshare-user", "--unshare-pid",
                                    "--unshare-ipc",    "--unshare-uts",  "--unshare-cgroup-try"};
   if (policy.network == Network::closed) args.push_back("--unshare-net");
   args.insert(args.end(), {"--new-session", "--die-with-parent", "--cap-drop", "ALL",
                            "--disable-userns", "--clearenv"});
-
   for (const auto& [name, value] : command_environment(facts)) {
     args.insert(args.end(), {"--setenv", name, value});
   }
-
-  Builder builder(rules, options, policy.limits, args);
-  builder.mounts();
-  // Top-level symlinks an empty root needs (/bin -> usr/bin for :minimal).
-  std::vector<std::pair<std::string, std::string>> symlinks;
-  for (const auto& entry : policy.filesystem) {
-    if (entry.access == Access::deny) continue;
-    for (const auto& path : expand_key(entry, facts.tokens)) {
-      const PathFacts& f = facts.at(path);
-      if (f.link_target && f.symlinks.size() == 1 && parent_path(path) == "/") {
-        symlinks.emplace_back(*f.link_target, path);
-      }
-    }
-  }
-  builder.finish(symlinks);
-
+  for (const auto& op : mounts.ops) render(op, options, args);
   args.insert(args.end(), {"--chdir", facts.cwd.canonical});
-  if (options.seccomp_fd)
+  if (options.seccomp_fd) {
     args.insert(args.end(), {"--seccomp", std::to_string(*options.seccomp_fd)});
+  }
   args.push_back("--");
   args.insert(args.end(), command.begin(), command.end());
   return args;
+}
+
+std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts& facts,
+                                          const std::vector<std::string>& command,
+                                          const BuildOptions& options) {
+  return build_bwrap_args(policy, facts, plan_mounts(policy, facts), command, options);
 }
 
 }  // namespace holdfast::sandbox

@@ -272,6 +272,12 @@ TEST_F(RunBehaviourTest, ExplainNamesTheScopeOfEachPartOrTheBuiltInDefault) {
   EXPECT_NE(user.out.find("user: " + (config_dir_ / "settings.json").string()), std::string::npos)
       << user.out;
   EXPECT_NE(user.out.find(workspace_.string() + ": write"), std::string::npos) << user.out;
+  // The mounts as the launch makes them: the plan's operations, in order.
+  const auto ops = user.out.find("mount operations, in order:\n  read-only bind of /\n");
+  EXPECT_NE(ops, std::string::npos) << user.out;
+  EXPECT_NE(user.out.find("  writable bind of " + workspace_.string() + "\n", ops),
+            std::string::npos)
+      << user.out;
   EXPECT_FALSE(fs::exists(workspace_ / "ran"));
 
   // A higher operator scope (system) replaces the policy as a whole.

@@ -233,7 +233,7 @@ TEST(BwrapArgs, DeniedFileBecomesAnEmptyUnreadableFile) {
                                                                          "/code",
                                                                          "--",
                                                                          "sh"}}));
-  EXPECT_TRUE(needs_empty_file_fd(p, host.facts()));
+  EXPECT_TRUE(plan_mounts(p, host.facts()).needs_empty_file);
   EXPECT_THROW(build_bwrap_args(p, host.facts(), {"sh"}, {}), std::invalid_argument);
 }
 
@@ -554,17 +554,52 @@ TEST(BwrapArgs, DescriptorsReplaceBindSourcePaths) {
   EXPECT_THROW(build_bwrap_args(p, host.facts(), {"sh"}, o), std::invalid_argument);
 }
 
-TEST(BwrapArgs, SummaryListsBindsMountsAndTheMountPointsCreatedOnTheHost) {
+TEST(MountPlan, ListsBindsChecksAndTheMountPointsCreatedOnTheHost) {
   auto host = code_host();
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
   using T = MountCheck::Type;
-  EXPECT_EQ(summarize_mounts(p, host.facts()), (MountSummary{{"/", "/code", "/code/.git"},
-                                                             {{"/", T::bind, true},
-                                                              {"/code", T::bind, false},
-                                                              {"/tmp", T::tmpfs, false},
-                                                              {"/code/.git", T::bind, true},
-                                                              {"/code/.holdfast", T::tmpfs, true}},
-                                                             {"/code/.holdfast"}}));
+  const MountPlan plan = plan_mounts(p, host.facts());
+  EXPECT_EQ(plan.bind_sources, (std::vector<std::string>{"/", "/code", "/code/.git"}));
+  EXPECT_EQ(plan.checks, (std::vector<MountCheck>{{"/", T::bind, true},
+                                                  {"/code", T::bind, false},
+                                                  {"/tmp", T::tmpfs, false},
+                                                  {"/code/.git", T::bind, true},
+                                                  {"/code/.holdfast", T::tmpfs, true}}));
+  EXPECT_EQ(plan.created_on_host, (std::vector<std::string>{"/code/.holdfast"}));
+  EXPECT_FALSE(plan.needs_empty_file);
+}
+
+// The operations themselves, typed, in bubblewrap's order: what the argv,
+// the descriptors, the start-gate checks and the cleanup are all read from.
+TEST(MountPlan, OperationsInBubblewrapsOrder) {
+  auto host = code_host();
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  using K = MountOp::Kind;
+  const std::string shm = std::to_string(p.limits.tmpfs_mib * 1024 * 1024);
+  EXPECT_EQ(plan_mounts(p, host.facts()).ops,
+            (std::vector<MountOp>{{K::ro_bind, "/"},
+                                  {K::dev, "/dev"},
+                                  {K::tmpfs, "/dev/shm", "", shm},
+                                  {K::remount_ro, "/dev"},
+                                  {K::proc, "/proc"},
+                                  {K::remount_ro, "/proc"},
+                                  {K::bind, "/code"},
+                                  {K::tmpfs, "/tmp", "", shm},
+                                  {K::ro_bind, "/code/.git"},
+                                  {K::tmpfs, "/code/.holdfast", "0555"},
+                                  {K::remount_ro, "/code/.holdfast"}}));
+}
+
+// One plan, rendered: the argv from the plan equals the argv built from
+// the policy, and a refused policy has no plan.
+TEST(MountPlan, TheArgvIsTheRenderedPlan) {
+  auto host = code_host();
+  const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
+  EXPECT_EQ(build_bwrap_args(p, host.facts(), plan_mounts(p, host.facts()), {"sh"}),
+            build_bwrap_args(p, host.facts(), {"sh"}));
+  FakeHost whole_disk("/", "/");  // workspace-is-root
+  whole_disk.dir("/");
+  EXPECT_THROW(plan_mounts(p, whole_disk.facts()), Refused);
 }
 
 // Every repository below a writable root is read-only, and the directories
@@ -634,7 +669,7 @@ TEST(BwrapArgs, StateDirectoryUnderAWritableHomeIsReadOnly) {
             "--perms", "0555", "--tmpfs", "/home/u/.local/state/holdfast", "--remount-ro",
             "/home/u/.git", "--remount-ro", "/home/u/.holdfast", "--remount-ro",
             "/home/u/.local/state/holdfast", "--chdir", "/home/u/code", "--", "sh"}}));
-  EXPECT_EQ(summarize_mounts(p, host.facts()).created_on_host,
+  EXPECT_EQ(plan_mounts(p, host.facts()).created_on_host,
             (std::vector<std::string>{"/home/u/.git", "/home/u/.holdfast",
                                       "/home/u/.local/state/holdfast"}));
 }
