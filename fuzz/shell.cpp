@@ -11,6 +11,7 @@
 #include "launcher/gatekeeper/decide.hpp"
 #include "launcher/gatekeeper/shell_analysis.hpp"
 #include "launcher/gatekeeper/shell_lexer.hpp"
+#include "launcher/gatekeeper/url_host.hpp"
 
 using holdfast::fuzz::check;
 namespace gatekeeper = holdfast::gatekeeper;
@@ -20,7 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string line(reinterpret_cast<const char*>(data), size);
   const shell::LexResult lexed = shell::lex(line);
   (void)lexed;
-  (void)shell::url_host(line);
+  // A host is one a domain rule can judge: lowercase ASCII letters,
+  // digits, '-', '.', '_' (or an IPv6 literal's hex digits and ':'), or
+  // nothing.
+  const std::string host = gatekeeper::url_host(line);
+  check(host.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-._:") == std::string::npos,
+        "url_host returns only a judgeable host");
   const shell::ShellContext where{"/home/me/project", "/home/me"};
   const shell::Analysis analysis = shell::analyse(line, where);
 
