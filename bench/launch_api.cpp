@@ -92,13 +92,7 @@ int main(int argc, char** argv) {
 
   // The bare start's argv and program: the plan of the same launch, with
   // paths instead of descriptors (as --dry-run prints it).
-  launcher::LaunchRequest request;
-  request.workspace = workspace;
-  request.cwd = workspace;
-  request.command = options.command;
-  request.bwrap_path = *bwrap;
-  request.state_dir = options.state_dir;
-  request.will_run = false;
+  const launcher::LaunchRequest request = launcher::plan_request(options, /*will_run=*/false);
   launcher::make_state_dir(*request.state_dir);
   const launcher::LaunchPlan plan = launcher::plan_launch(request);
   std::vector<std::string> bare_argv = plan.argv;

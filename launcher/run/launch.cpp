@@ -76,7 +76,7 @@ void require_operator_policy(const LaunchPlan& plan) {
   throw sandbox::Refused({refusal});
 }
 
-LaunchResult launch(const LaunchOptions& options) {
+LaunchRequest plan_request(const LaunchOptions& options, bool will_run) {
   LaunchRequest request;
   request.workspace = options.workspace;
   request.cwd = options.cwd;
@@ -84,7 +84,12 @@ LaunchResult launch(const LaunchOptions& options) {
   request.bwrap_path = options.bwrap_path;
   request.snapshot_options = options.snapshot_options;
   request.state_dir = options.state_dir;
-  request.will_run = true;
+  request.will_run = will_run;
+  return request;
+}
+
+LaunchResult launch(const LaunchOptions& options) {
+  const LaunchRequest request = plan_request(options, /*will_run=*/true);
   if (options.state_dir) make_state_dir(*options.state_dir);
 
   // Before looking at the host: no other launch's cleanup may remove a

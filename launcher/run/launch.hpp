@@ -57,6 +57,11 @@ struct LaunchResult {
   std::vector<std::string> warnings;
 };
 
+// The plan request of a launch with `options`. `will_run` false: a plan
+// that names the bind sources by path and holds the seccomp program in a
+// plain descriptor, to be shown (--dry-run, --explain) or run by hand.
+LaunchRequest plan_request(const LaunchOptions& options, bool will_run);
+
 // Starts the command and waits for it. Throws what plan_launch throws,
 // sandbox::Refused (require_sandbox, limits that cannot be enforced),
 // settings::UsageError (an unusable report path) and settings::SystemError

@@ -194,13 +194,7 @@ bool operator_allows_unconfined(const settings::Effective& effective) {
 // --dry-run and --explain: the plan of the launch, with the bind sources
 // and the seccomp program named as a person can pass them by hand.
 int show_plan(const RunOptions& options, const LaunchOptions& launch_options) {
-  LaunchRequest request;
-  request.workspace = launch_options.workspace;
-  request.cwd = launch_options.cwd;
-  request.command = launch_options.command;
-  request.bwrap_path = launch_options.bwrap_path;
-  request.state_dir = launch_options.state_dir;
-  request.will_run = false;
+  const LaunchRequest request = plan_request(launch_options, /*will_run=*/false);
   LaunchPlan plan;
   try {
     if (request.state_dir) make_state_dir(*request.state_dir);
