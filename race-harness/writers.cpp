@@ -273,31 +273,72 @@ void write_report(int fd, const std::string& text) {
 
 }  // namespace
 
-std::vector<std::string> writer_steps(const std::string& writer) {
-  if (writer == "holdfast") {
-    std::vector<std::string> steps;
-    for (const auto s : {settings::WriteStep::create_temp, settings::WriteStep::write_data,
-                         settings::WriteStep::keep_mode, settings::WriteStep::sync_file,
-                         settings::WriteStep::backup, settings::WriteStep::rename,
-                         settings::WriteStep::sync_dir}) {
-      steps.emplace_back(settings::write_step_name(s));
-    }
-    return steps;
+namespace {
+
+using SaveFunction = void (*)(const fs::path& target, std::uint64_t generation, microseconds pause,
+                              const StepHook& hook);
+
+// Every writer: its name, the steps it reports (where a crash campaign can
+// kill it), and how it saves. Writers without a gap to hold ignore the pause.
+struct WriterProcedure {
+  std::string_view name;
+  std::vector<std::string> steps;
+  SaveFunction save;
+};
+
+std::vector<std::string> holdfast_steps() {
+  std::vector<std::string> steps;
+  for (const auto s :
+       {settings::WriteStep::create_temp, settings::WriteStep::write_data,
+        settings::WriteStep::keep_mode, settings::WriteStep::sync_file, settings::WriteStep::backup,
+        settings::WriteStep::rename, settings::WriteStep::sync_dir}) {
+    steps.emplace_back(settings::write_step_name(s));
   }
-  if (writer == "rename-backup") return {"write_temp", "rename_to_backup", "rename_into_place"};
-  if (writer == "copy-backup") return {"copy_backup", "write_temp", "rename_into_place"};
-  if (writer == "in-place") return {"truncate", "write"};
-  if (writer == "dir-swap") {
-    return {"build_next_dir", "rename_dir_away", "rename_dir_into_place", "remove_previous_dir"};
+  return steps;
+}
+
+const std::vector<WriterProcedure>& procedures() {
+  static const std::vector<WriterProcedure> table = {
+      {"holdfast", holdfast_steps(),
+       [](const fs::path& t, std::uint64_t g, microseconds, const StepHook& h) {
+         save_holdfast(t, g, h);
+       }},
+      {"rename-backup",
+       {"write_temp", "rename_to_backup", "rename_into_place"},
+       save_rename_backup},
+      {"copy-backup",
+       {"copy_backup", "write_temp", "rename_into_place"},
+       [](const fs::path& t, std::uint64_t g, microseconds, const StepHook& h) {
+         save_copy_backup(t, g, h);
+       }},
+      {"in-place", {"truncate", "write"}, save_in_place},
+      {"dir-swap",
+       {"build_next_dir", "rename_dir_away", "rename_dir_into_place", "remove_previous_dir"},
+       save_dir_swap},
+      {"dir-exchange",
+       {"build_next_dir", "exchange_dirs", "remove_previous_dir"},
+       [](const fs::path& t, std::uint64_t g, microseconds, const StepHook& h) {
+         save_dir_exchange(t, g, h);
+       }},
+      {"rename-prev", {"write_temp", "rename_to_backup", "rename_into_place"}, save_rename_prev},
+      {"symlink-flip",
+       {"write_target", "remove_link", "create_link", "remove_old_target"},
+       save_symlink_flip},
+      {"symlink-dangle", {"write_temp", "remove_target", "rename_into_place"}, save_symlink_dangle},
+  };
+  return table;
+}
+
+const WriterProcedure& procedure(const std::string& writer) {
+  for (const auto& p : procedures()) {
+    if (p.name == writer) return p;
   }
-  if (writer == "dir-exchange") return {"build_next_dir", "exchange_dirs", "remove_previous_dir"};
-  if (writer == "rename-prev") return {"write_temp", "rename_to_backup", "rename_into_place"};
-  if (writer == "symlink-flip") {
-    return {"write_target", "remove_link", "create_link", "remove_old_target"};
-  }
-  if (writer == "symlink-dangle") return {"write_temp", "remove_target", "rename_into_place"};
   throw std::invalid_argument("unknown writer " + writer);
 }
+
+}  // namespace
+
+std::vector<std::string> writer_steps(const std::string& writer) { return procedure(writer).steps; }
 
 void create_initial_target(const std::vector<std::string>& writers, const fs::path& target,
                            const std::string& text) {
@@ -313,16 +354,7 @@ void create_initial_target(const std::vector<std::string>& writers, const fs::pa
 
 void save_once(const std::string& writer, const fs::path& target, std::uint64_t generation,
                microseconds pause, const StepHook& hook) {
-  if (writer == "holdfast") return save_holdfast(target, generation, hook);
-  if (writer == "rename-backup") return save_rename_backup(target, generation, pause, hook);
-  if (writer == "copy-backup") return save_copy_backup(target, generation, hook);
-  if (writer == "in-place") return save_in_place(target, generation, pause, hook);
-  if (writer == "dir-swap") return save_dir_swap(target, generation, pause, hook);
-  if (writer == "dir-exchange") return save_dir_exchange(target, generation, hook);
-  if (writer == "rename-prev") return save_rename_prev(target, generation, pause, hook);
-  if (writer == "symlink-flip") return save_symlink_flip(target, generation, pause, hook);
-  if (writer == "symlink-dangle") return save_symlink_dangle(target, generation, pause, hook);
-  throw std::invalid_argument("unknown writer " + writer);
+  procedure(writer).save(target, generation, pause, hook);
 }
 
 int run_writer(const WriterLoopOptions& options) {

@@ -174,8 +174,8 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
   const settings::UniqueFd output(::memfd_create("holdfast-doctor-trial", MFD_CLOEXEC));
   if (!output.valid()) {
     f.verdict = Verdict::fatal;
-    f.summary = std::string("cannot create a memfd for the trial's output: ") +
-                std::strerror(errno);
+    f.summary =
+        std::string("cannot create a memfd for the trial's output: ") + std::strerror(errno);
     return f;
   }
   launcher::LaunchOptions trial;
@@ -252,8 +252,8 @@ Finding check_seccomp() {
       seccomp::program_for({});
     } catch (const std::exception& e) {
       f.verdict = Verdict::fatal;
-      f.summary = std::string("no baked program, and the seccomp filter cannot be built: ") +
-                  e.what();
+      f.summary =
+          std::string("no baked program, and the seccomp filter cannot be built: ") + e.what();
       f.advice = "install libseccomp2 2.5 or newer";
     }
   }

@@ -119,22 +119,22 @@ LaunchResult launch(const LaunchOptions& options) {
   supervise_request.stderr_fd = options.stderr_fd;
   // Nothing runs in the sandbox until its mounts are seen to be what was
   // checked (mount_check.hpp).
-  supervise_request.gate = GateCheck{
-      plan.gate->ready_fd(), [&](long sandbox_pid) {
-        const auto checking = std::chrono::steady_clock::now();
-        result.sandbox_mismatch =
-            check_sandbox_mounts(sandbox_pid, plan.mounts.checks, plan.facts.identities);
-        plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
-            std::chrono::steady_clock::now() - checking);
-        if (!result.sandbox_mismatch.empty()) return false;
-        try {
-          plan.gate->open();
-        } catch (const settings::SystemError& e) {
-          result.sandbox_mismatch = e.what();
-          return false;
-        }
-        return true;
-      }};
+  supervise_request.gate =
+      GateCheck{plan.gate->ready_fd(), [&](long sandbox_pid) {
+                  const auto checking = std::chrono::steady_clock::now();
+                  result.sandbox_mismatch =
+                      check_sandbox_mounts(sandbox_pid, plan.mounts.checks, plan.facts.identities);
+                  plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - checking);
+                  if (!result.sandbox_mismatch.empty()) return false;
+                  try {
+                    plan.gate->open();
+                  } catch (const settings::SystemError& e) {
+                    result.sandbox_mismatch = e.what();
+                    return false;
+                  }
+                  return true;
+                }};
 
   settings::UniqueFd report;
   if (options.report) report = open_report(*options.report);

@@ -13,7 +13,6 @@ namespace holdfast::sandbox {
 
 namespace {
 
-
 // One rule per path: the tie order decides, and an operator entry is kept
 // over an implicit rule of equal access (for messages).
 std::map<std::string, Rule> collapse(const std::vector<Rule>& rules) {

@@ -6,29 +6,28 @@
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "settings/key_path.hpp"
+#include "settings/name_table.hpp"
 #include "settings/sha256.hpp"
 
 namespace holdfast::sandbox {
 
-std::string_view access_name(Access access) {
-  switch (access) {
-    case Access::read:
-      return "read";
-    case Access::write:
-      return "write";
-    case Access::deny:
-      return "deny";
-  }
-  return "deny";
-}
+namespace {
 
-std::string_view network_name(Network network) {
-  return network == Network::open ? "open" : "closed";
-}
+// "none" is also read as deny (an alias in the settings schema).
+constexpr NameRow<Access> kAccessNames[] = {
+    {Access::read, "read"}, {Access::write, "write"}, {Access::deny, "deny"}};
+constexpr NameRow<Network> kNetworkNames[] = {{Network::open, "open"}, {Network::closed, "closed"}};
+constexpr NameRow<UnixSockets> kUnixSocketsNames[] = {
+    {UnixSockets::allow, "allow"}, {UnixSockets::pairs, "pairs"}, {UnixSockets::deny, "deny"}};
+
+}  // namespace
+
+std::string_view access_name(Access access) { return name_in(kAccessNames, access); }
+
+std::string_view network_name(Network network) { return name_in(kNetworkNames, network); }
 
 std::string_view unix_sockets_name(UnixSockets sockets) {
-  static constexpr std::string_view kNames[] = {"allow", "pairs", "deny"};
-  return kNames[static_cast<int>(sockets)];
+  return name_in(kUnixSocketsNames, sockets);
 }
 
 std::string_view form_name(PolicyForm form) {
@@ -81,10 +80,8 @@ std::optional<settings::Scope> origin_of(const settings::Effective& effective,
 std::optional<Access> parse_access(const nlohmann::json& value) {
   if (!value.is_string()) return std::nullopt;
   const auto& text = value.get_ref<const std::string&>();
-  if (text == "read") return Access::read;
-  if (text == "write") return Access::write;
-  if (text == "deny" || text == "none") return Access::deny;
-  return std::nullopt;
+  if (text == "none") return Access::deny;
+  return parse_in(kAccessNames, text);
 }
 
 // A limit: a whole number from 1 to `max`.
@@ -261,25 +258,24 @@ Policy policy_from_settings(const settings::Effective& effective) {
 
   if (const auto it = sandbox->find("network"); it != sandbox->end()) {
     policy.network_origin = origin_of(effective, {"tools", "executionSandbox", "network"});
-    if (*it == "open") {
-      policy.network = Network::open;
-    } else if (*it == "closed") {
-      policy.network = Network::closed;
+    const auto network =
+        it->is_string() ? parse_in(kNetworkNames, it->get<std::string>()) : std::nullopt;
+    if (network) {
+      policy.network = *network;
     } else {
-      refusals.push_back(malformed(where + ".network", "", "expected \"open\" or \"closed\""));
+      refusals.push_back(
+          malformed(where + ".network", "", "expected " + alternatives(kNetworkNames)));
     }
   }
   if (const auto it = sandbox->find("unixSockets"); it != sandbox->end()) {
     policy.unix_sockets_origin = origin_of(effective, {"tools", "executionSandbox", "unixSockets"});
-    if (*it == "allow") {
-      policy.unix_sockets = UnixSockets::allow;
-    } else if (*it == "pairs") {
-      policy.unix_sockets = UnixSockets::pairs;
-    } else if (*it == "deny") {
-      policy.unix_sockets = UnixSockets::deny;
+    const auto sockets =
+        it->is_string() ? parse_in(kUnixSocketsNames, it->get<std::string>()) : std::nullopt;
+    if (sockets) {
+      policy.unix_sockets = *sockets;
     } else {
       refusals.push_back(
-          malformed(where + ".unixSockets", "", "expected \"allow\", \"pairs\" or \"deny\""));
+          malformed(where + ".unixSockets", "", "expected " + alternatives(kUnixSocketsNames)));
     }
   } else {
     // Host sockets are services; with the network closed none is reachable
