@@ -5,348 +5,34 @@
 
 #include "launcher/gatekeeper/path_match.hpp"
 #include "launcher/gatekeeper/shell_lexer.hpp"
+#include "launcher/gatekeeper/shell_options.hpp"
+#include "launcher/gatekeeper/shell_programs.hpp"
+#include "launcher/gatekeeper/shell_words.hpp"
+#include "launcher/gatekeeper/shell_wrappers.hpp"
 #include "launcher/gatekeeper/url_host.hpp"
 
 namespace holdfast::gatekeeper::shell {
 
 namespace {
 
+using detail::basename_of;
+using detail::expand;
+using detail::Expanded;
+using detail::Family;
+using detail::find_option;
+using detail::find_program;
+using detail::find_wrapper;
+using detail::is_assignment;
+using detail::is_device_without_effect;
+using detail::is_shell;
+using detail::Option;
+using detail::parse_args;
+using detail::Parsed;
+using detail::Program;
+using detail::Wrapper;
+
 constexpr int kMaxDepth = 8;          // nested bash -c / $( ) / eval
 constexpr std::size_t kMaxCwds = 16;  // directories a command may be in after cd
-
-// How a program's arguments map to operations.
-enum class Family {
-  none,              // no file or network effect: echo, printf, pwd, ...
-  read_all,          // every operand is read: cat, head, ls, ...
-  read_after_first,  // the first operand is a pattern or program: grep, sed, awk, jq
-  write_all,         // touch, mkdir, tee
-  edit_all,          // rm, rmdir, unlink, shred, truncate
-  edit_after_first,  // chmod MODE, chown OWNER, chgrp GROUP
-  copy,              // cp, ln, install: sources read, destination written
-  move,              // mv: sources edited, destination written
-  read_then_write,   // uniq IN OUT, xxd IN OUT
-  dd,                // if= read, of= written
-  find,              // find PATHS EXPR
-  curl,
-  wget,
-};
-
-struct Program {
-  std::string_view name;
-  Family family;
-  std::string_view short_values;  // short options that take a value
-  std::string_view long_values;   // " name name " long options that take a value
-};
-
-// Programs whose effects are all mapped. Anything else is unknown: its
-// default is ask, and only a Bash rule can allow it.
-constexpr Program kPrograms[] = {
-    {"echo", Family::none, "", ""},
-    {"printf", Family::none, "v", ""},
-    {"true", Family::none, "", ""},
-    {"false", Family::none, "", ""},
-    {":", Family::none, "", ""},
-    {"pwd", Family::none, "", ""},
-    {"date", Family::none, "dfr", " date file reference "},
-    {"whoami", Family::none, "", ""},
-    {"id", Family::none, "", ""},
-    {"uname", Family::none, "", ""},
-    {"hostname", Family::none, "", ""},
-    {"which", Family::none, "", ""},
-    {"type", Family::none, "", ""},
-    {"test", Family::none, "", ""},
-    {"[", Family::none, "", ""},
-    {"[[", Family::none, "", ""},
-    {"sleep", Family::none, "", ""},
-    {"seq", Family::none, "fs", ""},
-    {"basename", Family::none, "s", ""},
-    {"dirname", Family::none, "", ""},
-    {"expr", Family::none, "", ""},
-    {"exit", Family::none, "", ""},
-    {"return", Family::none, "", ""},
-    {"export", Family::none, "", ""},
-    {"unset", Family::none, "", ""},
-    {"printenv", Family::none, "", ""},
-    {"cat", Family::read_all, "", ""},
-    {"head", Family::read_all, "nc", " lines bytes "},
-    {"tail", Family::read_all, "ncs", " lines bytes sleep-interval pid "},
-    {"less", Family::read_all, "bhjkoOpPtTxyz", ""},
-    {"more", Family::read_all, "n", ""},
-    {"wc", Family::read_all, "", ""},
-    {"sort", Family::read_all, "kotST",
-     " key output field-separator buffer-size temporary-directory "},
-    {"cut", Family::read_all, "bcdf", " bytes characters delimiter fields output-delimiter "},
-    {"file", Family::read_all, "mfFe", " magic-file files-from separator exclude "},
-    {"stat", Family::read_all, "c", " format printf "},
-    {"ls", Family::read_all, "ITw", " ignore hide width format sort time-style tabsize "},
-    {"tree", Family::read_all, "LIPo", " filelimit "},
-    {"du", Family::read_all, "dBtX", " max-depth exclude block-size threshold "},
-    {"diff", Family::read_all, "UxXIFC", " unified exclude exclude-from ignore-matching-lines "},
-    {"cmp", Family::read_all, "in", " ignore-initial bytes "},
-    {"comm", Family::read_all, "", ""},
-    {"md5sum", Family::read_all, "", ""},
-    {"sha1sum", Family::read_all, "", ""},
-    {"sha256sum", Family::read_all, "", ""},
-    {"sha512sum", Family::read_all, "", ""},
-    {"base64", Family::read_all, "w", " wrap "},
-    {"od", Family::read_all, "AjNtw", ""},
-    {"hexdump", Family::read_all, "enfs", ""},
-    {"strings", Family::read_all, "nte", ""},
-    {"nl", Family::read_all, "bdfhilnsvw", ""},
-    {"tac", Family::read_all, "s", " separator "},
-    {"rev", Family::read_all, "", ""},
-    {"readlink", Family::read_all, "", ""},
-    {"realpath", Family::read_all, "", " relative-to relative-base "},
-    {"paste", Family::read_all, "d", " delimiters "},
-    {"fold", Family::read_all, "w", " width "},
-    {"column", Family::read_all, "cstoOR", ""},
-    {"grep", Family::read_after_first, "efmABCdD",
-     " regexp file max-count after-context before-context context include exclude exclude-dir "
-     "label color colour "},
-    {"egrep", Family::read_after_first, "efmABCdD",
-     " regexp file max-count include exclude exclude-dir "},
-    {"fgrep", Family::read_after_first, "efmABCdD",
-     " regexp file max-count include exclude exclude-dir "},
-    {"rg", Family::read_after_first, "efgtTmABCMj",
-     " regexp file glob type type-not max-count after-context before-context context max-columns "
-     "threads "},
-    {"sed", Family::read_after_first, "efl", " expression file line-length "},
-    {"awk", Family::read_after_first, "fvFi", " file assign field-separator include "},
-    {"gawk", Family::read_after_first, "fvFi", " file assign field-separator include "},
-    {"mawk", Family::read_after_first, "fvF", ""},
-    {"jq", Family::read_after_first, "fL", " arg argjson slurpfile rawfile from-file indent "},
-    {"touch", Family::write_all, "drt", " date reference "},
-    {"mkdir", Family::write_all, "m", " mode "},
-    {"mkfifo", Family::write_all, "m", " mode "},
-    {"tee", Family::write_all, "", ""},
-    {"rm", Family::edit_all, "", ""},
-    {"rmdir", Family::edit_all, "", ""},
-    {"unlink", Family::edit_all, "", ""},
-    {"shred", Family::edit_all, "ns", " iterations size "},
-    {"truncate", Family::edit_all, "sr", " size reference "},
-    {"chmod", Family::edit_after_first, "", " reference "},
-    {"chown", Family::edit_after_first, "", " reference from "},
-    {"chgrp", Family::edit_after_first, "", " reference "},
-    {"cp", Family::copy, "tS", " target-directory suffix backup "},
-    {"ln", Family::copy, "tS", " target-directory suffix backup "},
-    {"install", Family::copy, "tSmog", " target-directory suffix mode owner group "},
-    {"mv", Family::move, "tS", " target-directory suffix backup "},
-    {"uniq", Family::read_then_write, "fsw", " skip-fields skip-chars check-chars "},
-    {"xxd", Family::read_then_write, "cgloOs", " cols groupsize len offset seek "},
-    {"dd", Family::dd, "", ""},
-    {"find", Family::find, "", ""},
-    {"curl", Family::curl, "oTdHXuAebcFwxmKErUYyzCD",
-     " output upload-file data data-raw data-binary data-urlencode data-ascii header request user "
-     "user-agent referer cookie cookie-jar form form-string write-out proxy max-time "
-     "connect-timeout url config cert key cacert range retry output-dir resolve connect-to json "
-     "dump-header "},
-    {"wget", Family::wget, "OoaPiUetTwQ",
-     " output-document output-file append-output directory-prefix input-file user-agent execute "
-     "tries timeout wait quota header post-data post-file user password body-file "},
-};
-
-const Program* find_program(std::string_view name) {
-  for (const Program& p : kPrograms) {
-    if (p.name == name) return &p;
-  }
-  return nullptr;
-}
-
-bool is_shell(std::string_view name) {
-  return name == "bash" || name == "sh" || name == "dash" || name == "zsh" || name == "ksh" ||
-         name == "mksh" || name == "ash";
-}
-
-std::string_view basename_of(std::string_view path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-// A word after the expansions we can perform.
-struct Expanded {
-  std::string text;
-  bool dynamic = false;  // depends on something unknown
-  bool splits = false;   // an unquoted unknown expansion: may become several words
-  std::string why;       // the first unknown part
-  bool pattern = false;  // unquoted glob or brace characters
-  std::vector<std::string> substitutions;
-};
-
-Expanded expand(const Word& word, std::string_view pwd, std::string_view home) {
-  Expanded e;
-  for (std::size_t k = 0; k < word.parts.size(); ++k) {
-    const WordPart& part = word.parts[k];
-    switch (part.kind) {
-      case WordPart::Kind::text: {
-        std::string_view value = part.value;
-        // bash also expands ~ after the = of an assignment-like word
-        // (dd if=~/x): take that prefix as text first.
-        if (k == 0 && !part.quoted) {
-          const auto eq = value.find("=~");
-          const bool name_before =
-              eq != std::string_view::npos && eq > 0 &&
-              std::isdigit(static_cast<unsigned char>(value[0])) == 0 &&
-              std::all_of(value.begin(), value.begin() + static_cast<std::ptrdiff_t>(eq),
-                          [](char c) {
-                            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-                          });
-          if (name_before && (eq + 2 == value.size() || value[eq + 2] == '/')) {
-            e.text += value.substr(0, eq + 1);
-            value.remove_prefix(eq + 1);
-          }
-        }
-        if (k == 0 && !part.quoted && value.starts_with('~')) {
-          const auto slash = value.find('/');
-          const std::string_view user =
-              value.substr(1, slash == std::string_view::npos ? std::string_view::npos : slash - 1);
-          if (user.empty()) {
-            e.text += home;
-            value.remove_prefix(1);
-          } else {
-            e.dynamic = true;
-            if (e.why.empty()) e.why = "~" + std::string(user);
-          }
-        }
-        e.text += value;
-        if (!part.quoted && (value.find_first_of("*?[") != std::string_view::npos ||
-                             (value.find('{') != std::string_view::npos &&
-                              (value.find(',') != std::string_view::npos ||
-                               value.find("..") != std::string_view::npos)))) {
-          e.pattern = true;
-        }
-        break;
-      }
-      case WordPart::Kind::variable:
-        if (part.value == "HOME") {
-          e.text += home;
-        } else if (part.value == "PWD") {
-          e.text += pwd;
-        } else {
-          e.dynamic = true;
-          e.splits = e.splits || !part.quoted;
-          const std::string shown = part.value.empty() ? "${...}" : "$" + part.value;
-          if (e.why.empty()) e.why = shown;
-          e.text += shown;
-        }
-        break;
-      case WordPart::Kind::substitution:
-        e.dynamic = true;
-        e.splits = e.splits || !part.quoted;
-        if (e.why.empty()) e.why = "$(" + part.value + ")";
-        e.substitutions.push_back(part.value);
-        e.text += "$(" + part.value + ")";
-        break;
-    }
-  }
-  return e;
-}
-
-bool is_assignment(const Word& word) {
-  if (word.parts.empty() || word.parts[0].kind != WordPart::Kind::text || word.parts[0].quoted) {
-    return false;
-  }
-  const std::string& t = word.parts[0].value;
-  const auto eq = t.find('=');
-  if (eq == std::string::npos || eq == 0) return false;
-  if (std::isalpha(static_cast<unsigned char>(t[0])) == 0 && t[0] != '_') return false;
-  return std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(eq), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-  });
-}
-
-bool is_device_without_effect(std::string_view path) {
-  return path == "/dev/null" || path == "/dev/stdin" || path == "/dev/stdout" ||
-         path == "/dev/stderr" || path == "/dev/tty" || path.starts_with("/dev/fd/");
-}
-
-struct Option {
-  std::string name;        // "o" or "output"
-  std::string value;       // empty when the option takes none
-  int word = -1;           // the word holding the value
-  std::size_t offset = 0;  // where the value starts in that word's text
-};
-
-struct Parsed {
-  std::vector<Option> options;
-  std::vector<std::size_t> operands;  // word indices
-  std::size_t end = 0;                // first word not consumed (stop_at_operand)
-};
-
-bool takes_value(std::string_view long_values, std::string_view name) {
-  if (long_values.empty()) return false;
-  const std::string needle = " " + std::string(name) + " ";
-  return long_values.find(needle) != std::string_view::npos;
-}
-
-// GNU-style options: -abc clusters, -ovalue, -o value, --name=value,
-// --name value, -- ends options. With stop_at_operand, parsing stops at
-// the first operand (wrappers: what follows is the wrapped command).
-Parsed parse_args(const std::vector<Expanded>& words, std::size_t from,
-                  std::string_view short_values, std::string_view long_values,
-                  bool stop_at_operand) {
-  Parsed parsed;
-  bool options_done = false;
-  std::size_t i = from;
-  for (; i < words.size(); ++i) {
-    const std::string& t = words[i].text;
-    if (options_done || t.size() < 2 || t[0] != '-') {
-      if (stop_at_operand) break;
-      parsed.operands.push_back(i);
-      continue;
-    }
-    if (t == "--") {
-      options_done = true;
-      if (stop_at_operand) {
-        ++i;
-        break;
-      }
-      continue;
-    }
-    if (t.starts_with("--")) {
-      const auto eq = t.find('=');
-      Option option{t.substr(2, eq == std::string::npos ? std::string::npos : eq - 2), "", -1, 0};
-      if (eq != std::string::npos) {
-        option.value = t.substr(eq + 1);
-        option.word = static_cast<int>(i);
-        option.offset = eq + 1;
-      } else if (takes_value(long_values, option.name) && i + 1 < words.size()) {
-        ++i;
-        option.value = words[i].text;
-        option.word = static_cast<int>(i);
-      }
-      parsed.options.push_back(option);
-      continue;
-    }
-    for (std::size_t j = 1; j < t.size(); ++j) {
-      Option option{std::string(1, t[j]), "", -1, 0};
-      if (short_values.find(t[j]) != std::string_view::npos) {
-        if (j + 1 < t.size()) {
-          option.value = t.substr(j + 1);
-          option.word = static_cast<int>(i);
-          option.offset = j + 1;
-        } else if (i + 1 < words.size()) {
-          option.value = words[i + 1].text;
-          option.word = static_cast<int>(i + 1);
-          ++i;
-        }
-        parsed.options.push_back(option);
-        break;
-      }
-      parsed.options.push_back(option);
-    }
-  }
-  parsed.end = i;
-  return parsed;
-}
-
-const Option* find_option(const Parsed& parsed, std::initializer_list<std::string_view> names) {
-  for (const Option& option : parsed.options) {
-    for (std::string_view name : names) {
-      if (option.name == name) return &option;
-    }
-  }
-  return nullptr;
-}
 
 struct State {
   std::vector<std::string> cwds;  // every directory the shell may be in
@@ -489,55 +175,25 @@ class CommandMapper {
   // SIZE_MAX when the wrapper ends the analysis (command -v: no effect).
   std::size_t strip_wrappers(std::size_t i) {
     while (i < words_.size() && !words_[i].dynamic) {
-      const std::string_view name = basename_of(words_[i].text);
-      Parsed p;
-      if (name == "sudo" || name == "doas") {
-        p = parse_args(
-            words_, i + 1, "ugChpPrtUTD",
-            " user group close-from host prompt role type other-user command-timeout chdir ", true);
-        if (find_option(p, {"D", "chdir"})) state_cwd_unknown_for_command();
-      } else if (name == "env") {
-        p = parse_args(words_, i + 1, "uCS", " unset chdir split-string ", true);
-        if (find_option(p, {"C", "chdir"})) state_cwd_unknown_for_command();
-        if (find_option(p, {"S", "split-string"}))
-          unanalysable("env -S splits a string into a command");
-        while (p.end < words_.size() && is_assignment(command_.words[p.end])) ++p.end;
-      } else if (name == "time") {
-        p = parse_args(words_, i + 1, "fo", " format output ", true);
-      } else if (name == "nice") {
-        p = parse_args(words_, i + 1, "n", " adjustment ", true);
-      } else if (name == "nohup" || name == "builtin" || name == "setsid") {
-        p = parse_args(words_, i + 1, "", "", true);
-      } else if (name == "timeout") {
-        p = parse_args(words_, i + 1, "sk", " signal kill-after ", true);
-        if (p.end < words_.size()) ++p.end;  // the duration
-      } else if (name == "stdbuf") {
-        p = parse_args(words_, i + 1, "ioe", " input output error ", true);
-      } else if (name == "ionice") {
-        p = parse_args(words_, i + 1, "cnpPu", " class classdata pid pgid uid ", true);
-      } else if (name == "exec") {
-        p = parse_args(words_, i + 1, "a", "", true);
-      } else if (name == "command") {
-        p = parse_args(words_, i + 1, "", "", true);
-        if (find_option(p, {"v", "V"})) return SIZE_MAX;  // only looks the name up
-      } else if (name == "xargs") {
-        p = parse_args(words_, i + 1, "aEdIiLlnPs",
-                       " arg-file eof delimiter replace max-lines max-args max-procs max-chars ",
-                       true);
-        unanalysable("xargs builds the command's arguments from its input");
-        if (const Option* file = find_option(p, {"a", "arg-file"})) {
-          add_option_path(OpKind::read, *file, "xargs");
-        }
-      } else {
-        break;
+      const Wrapper* wrapper = find_wrapper(basename_of(words_[i].text));
+      if (wrapper == nullptr) break;
+      Parsed p = parse_args(words_, i + 1, wrapper->short_values, wrapper->long_values, true);
+      if (find_option(p, wrapper->chdir)) {
+        unanalysable("the command runs in a directory given by an option");
       }
+      if (find_option(p, wrapper->splits)) unanalysable(std::string(wrapper->splits_because));
+      if (!wrapper->unanalysable.empty()) unanalysable(std::string(wrapper->unanalysable));
+      if (const Option* file = find_option(p, wrapper->reads)) {
+        add_option_path(OpKind::read, *file, std::string(wrapper->names[0]));
+      }
+      if (find_option(p, wrapper->lookup_only)) return SIZE_MAX;  // only looks the name up
+      if (wrapper->assignments_follow) {
+        while (p.end < words_.size() && is_assignment(command_.words[p.end])) ++p.end;
+      }
+      if (wrapper->skips_operand && p.end < words_.size()) ++p.end;
       i = p.end;
     }
     return i;
-  }
-
-  void state_cwd_unknown_for_command() {
-    unanalysable("the command runs in a directory given by an option");
   }
 
   bool map_program(std::size_t i) {
