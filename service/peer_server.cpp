@@ -134,8 +134,25 @@ bool current_peer_allowed() { return t_allowed; }
 PeerServer::PeerServer(PeerFilter filter) : filter_(std::move(filter)) {}
 
 bool PeerServer::listen_on(int listening_fd) {
+  // Published before halted_ is read, as halt() sets halted_ before taking
+  // the socket: whichever runs second sees the other's write.
   svr_sock_ = listening_fd;
+  if (halted_) {
+    const int fd = svr_sock_.exchange(INVALID_SOCKET);
+    if (fd != INVALID_SOCKET) close(fd);
+    return true;
+  }
   return listen_after_bind();
+}
+
+void PeerServer::halt() {
+  halted_ = true;
+  const int fd = svr_sock_.exchange(INVALID_SOCKET);
+  if (fd != INVALID_SOCKET) {
+    // Wakes the accept loop; it then finds no socket and ends.
+    shutdown(fd, SHUT_RDWR);
+    close(fd);
+  }
 }
 
 bool PeerServer::process_and_close_socket(socket_t sock) {

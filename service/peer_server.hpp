@@ -13,6 +13,7 @@
 #include <httplib.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <functional>
 #include <optional>
 
@@ -47,10 +48,16 @@ class PeerServer : public httplib::Server {
   // socket, or one systemd passed in). Blocks until stop().
   bool listen_on(int listening_fd);
 
+  // Stops serving, from any thread, at any time: unlike stop(), also when
+  // the accept loop has not started yet (a SIGTERM right after start-up),
+  // in which case listen_on() returns at once.
+  void halt();
+
  private:
   bool process_and_close_socket(socket_t sock) override;
 
   PeerFilter filter_;
+  std::atomic<bool> halted_{false};
 };
 
 }  // namespace holdfast::service

@@ -174,7 +174,7 @@ int serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
     int signal = 0;
     sigwait(&signals, &signal);
     close_event_streams();
-    server.stop();
+    server.halt();
   });
 
   out << "holdfast serve: listening on " << endpoint.where << std::endl;

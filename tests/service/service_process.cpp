@@ -60,10 +60,14 @@ ServiceProcess::ServiceProcess(std::vector<std::string> args) {
 }
 
 ServiceProcess::~ServiceProcess() {
-  if (pid_ > 0) {
-    ::kill(pid_, SIGTERM);
-    wait_status(pid_);
-  }
+  if (pid_ > 0) stop();
+}
+
+int ServiceProcess::stop() {
+  ::kill(pid_, SIGTERM);
+  const int code = wait_exit_code(pid_);
+  pid_ = -1;
+  return code;
 }
 
 std::unique_ptr<httplib::Client> ServiceProcess::unix_client() const {

@@ -36,6 +36,9 @@ class ServiceProcess {
   // What the service printed after "listening on ".
   const std::string& where() const { return where_; }
 
+  // SIGTERM, then the exit code.
+  int stop();
+
   // A client on the Unix socket.
   std::unique_ptr<httplib::Client> unix_client() const;
 
