@@ -8,6 +8,7 @@
 
 #include "service/answers.hpp"
 #include "service/settings_routes.hpp"
+#include "settings/settings_cli.hpp"
 #include "settings/watcher.hpp"
 
 namespace holdfast::service {
@@ -47,23 +48,6 @@ Streams& streams() {
   return instance;
 }
 
-json change_json(const settings::SettingsChange& change) {
-  json revisions = json::object();
-  for (const auto& file : change.snapshot.scopes) {
-    revisions[std::string(settings::scope_name(file.scope))] =
-        file.exists ? json(file.revision) : json();
-  }
-  json scopes = json::array();
-  for (const auto scope : change.changed_scopes) {
-    scopes.push_back(std::string(settings::scope_name(scope)));
-  }
-  return {{"initial", change.initial},
-          {"digest", change.snapshot.digest},
-          {"revisions", revisions},
-          {"scopes", scopes},
-          {"keys", change.changed_keys}};
-}
-
 std::string event_text(const std::string& name, const json& data) {
   return "event: " + name + "\ndata: " + data.dump() + "\n\n";
 }
@@ -98,7 +82,7 @@ void add_event_routes(httplib::Server& server) {
                auto watcher = std::make_shared<settings::Watcher>(
                    paths_for_request(request), settings::SnapshotOptions{},
                    [queue](const settings::SettingsChange& change) {
-                     queue->push(event_text("change", change_json(change)));
+                     queue->push(event_text("change", settings::change_json(change)));
                    },
                    [queue](const std::exception& e) {
                      queue->push(event_text(
