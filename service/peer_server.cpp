@@ -55,13 +55,9 @@ class SocketStream final : public httplib::Stream {
   bool is_readable() const override {
     return begin_ < end_ || wait_for(fd_, POLLIN, read_timeout_ms_);
   }
-  bool is_writable() const override {
-    if (!wait_for(fd_, POLLOUT, write_timeout_ms_)) return false;
-    // A peer that has gone away: writing would only fail later.
-    char byte = 0;
-    const ssize_t n = recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n != 0;
-  }
+  // A peer that has gone away polls as writable (POLLHUP), and the write
+  // then fails: that is how an event stream notices a client that left.
+  bool is_writable() const override { return wait_for(fd_, POLLOUT, write_timeout_ms_); }
   ssize_t read(char* ptr, size_t size) override {
     if (begin_ == end_) {
       if (!wait_for(fd_, POLLIN, read_timeout_ms_)) return -1;
