@@ -6,7 +6,8 @@
 //   build/bench/bench_service --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true
 //
-// Read: Store::snapshot() (what GET /api/v1/settings reads), against GET
+// Read: Store::snapshot() (what GET /api/v1/settings reads), the same with
+// the answer's JSON made, against GET
 // /api/v1/settings on a kept-alive connection (the same reading, turned into
 // JSON, over HTTP). Save: Store::update() with the revision expected (a
 // durable save: lock, read, fsync, rename, fsync dir), against PATCH
@@ -27,6 +28,7 @@
 #include <filesystem>
 #include <string>
 
+#include "service/answers.hpp"
 #include "settings/store.hpp"
 
 namespace {
@@ -56,6 +58,19 @@ void BM_Library_ReadSettings(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(store.snapshot());
 }
 BENCHMARK(BM_Library_ReadSettings)->Unit(benchmark::kMicrosecond);
+
+// The same reading turned into the JSON the service answers with: what is
+// left of the service's time beyond this is HTTP and the trip between
+// processes.
+void BM_Library_ReadSettingsAsJson(benchmark::State& state) {
+  hs::StoreOptions options;
+  options.read.keep_invalid = true;
+  const hs::Store store(hs::scope_paths_from_environment(std::nullopt), options);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(holdfast::service::snapshot_json(store.snapshot()).dump());
+  }
+}
+BENCHMARK(BM_Library_ReadSettingsAsJson)->Unit(benchmark::kMicrosecond);
 
 void BM_Service_GetSettings(benchmark::State& state) {
   httplib::Client client(g_socket.string());
