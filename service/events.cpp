@@ -68,15 +68,6 @@ void close_event_streams() {
 void add_event_routes(httplib::Server& server) {
   server.Get("/api/v1/events", guarded([](const auto& request, auto& response) {
                auto queue = std::make_shared<Queue>();
-               {
-                 Streams& all = streams();
-                 const std::lock_guard lock(all.mutex);
-                 if (all.shutting_down) {
-                   answer_error(response, 503, "shutting_down", "the service is stopping");
-                   return;
-                 }
-                 all.open.insert(queue);
-               }
                // Started before the answer, so that a bad workspace is a 400
                // rather than an empty stream.
                auto watcher = std::make_shared<settings::Watcher>(
@@ -88,6 +79,18 @@ void add_event_routes(httplib::Server& server) {
                      queue->push(event_text(
                          "error", {{"error", "settings_unavailable"}, {"message", e.what()}}));
                    });
+               {
+                 // Registered only once nothing more can fail, so that every
+                 // registered stream is one the releaser below removes.
+                 Streams& all = streams();
+                 const std::lock_guard lock(all.mutex);
+                 if (all.shutting_down) {
+                   watcher->stop();
+                   answer_error(response, 503, "shutting_down", "the service is stopping");
+                   return;
+                 }
+                 all.open.insert(queue);
+               }
                response.set_header("Cache-Control", "no-store");
                response.set_chunked_content_provider(
                    "text/event-stream",

@@ -192,6 +192,10 @@ TEST_F(Api, BadRequestsAnswerJsonErrors) {
   ASSERT_TRUE(relative);
   EXPECT_EQ(relative->status, 400);
 
+  const auto events = client->Get("/api/v1/events?workspace=relative/dir");
+  ASSERT_TRUE(events);
+  EXPECT_EQ(events->status, 400);
+
   const auto missing = client->Get("/api/v1/nothing");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
