@@ -6,6 +6,7 @@
 #include "launcher/doctor/doctor_cli.hpp"
 #include "launcher/gatekeeper/check_cli.hpp"
 #include "launcher/run/run_cli.hpp"
+#include "service/serve_command.hpp"
 #include "settings/settings_cli.hpp"
 
 namespace {
@@ -47,6 +48,7 @@ constexpr Subcommand kSubcommands[] = {
     {"settings", holdfast::settings::add_settings_cli},
     {"check", holdfast::gatekeeper::add_check_cli},
     {"run", holdfast::launcher::add_run_cli},
+    {"serve", holdfast::service::add_serve_cli},
     {"doctor", holdfast::doctor::add_doctor_cli},
 };
 

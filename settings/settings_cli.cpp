@@ -254,21 +254,10 @@ int cmd_validate(const CommonOptions& options) {
 }
 
 std::string change_line(const SettingsChange& change, bool json) {
-  nlohmann::json revisions = nlohmann::json::object();
-  for (const auto& file : change.snapshot.scopes) {
-    revisions[std::string(scope_name(file.scope))] =
-        file.exists ? nlohmann::json(file.revision) : nlohmann::json();
-  }
-  nlohmann::json scopes = nlohmann::json::array();
-  for (Scope scope : change.changed_scopes) scopes.push_back(std::string(scope_name(scope)));
-  if (json) {
-    return nlohmann::json{{"initial", change.initial},
-                          {"digest", change.snapshot.digest},
-                          {"revisions", revisions},
-                          {"scopes", scopes},
-                          {"keys", change.changed_keys}}
-        .dump();
-  }
+  const nlohmann::json out = change_json(change);
+  if (json) return out.dump();
+  const nlohmann::json& revisions = out["revisions"];
+  const nlohmann::json& scopes = out["scopes"];
   std::string line = change.initial ? "initial" : "changed";
   line += " digest=" + change.snapshot.digest.substr(0, 16) + " revisions=";
   std::string parts;
@@ -323,6 +312,21 @@ int cmd_watch(const CommonOptions& options, int count) {
 }
 
 }  // namespace
+
+nlohmann::json change_json(const SettingsChange& change) {
+  nlohmann::json revisions = nlohmann::json::object();
+  for (const auto& file : change.snapshot.scopes) {
+    revisions[std::string(scope_name(file.scope))] =
+        file.exists ? nlohmann::json(file.revision) : nlohmann::json();
+  }
+  nlohmann::json scopes = nlohmann::json::array();
+  for (Scope scope : change.changed_scopes) scopes.push_back(std::string(scope_name(scope)));
+  return nlohmann::json{{"initial", change.initial},
+                        {"digest", change.snapshot.digest},
+                        {"revisions", revisions},
+                        {"scopes", scopes},
+                        {"keys", change.changed_keys}};
+}
 
 int run_settings_command(const std::function<int()>& body) {
   try {

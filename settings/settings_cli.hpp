@@ -4,15 +4,29 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "settings/watcher.hpp"
 
 namespace holdfast::settings {
 
-enum SettingsExit : int { exit_ok = 0, exit_error = 1, exit_usage = 2, exit_conflict = 3,
-                          exit_invalid = 4 };
+enum SettingsExit : int {
+  exit_ok = 0,
+  exit_error = 1,
+  exit_usage = 2,
+  exit_conflict = 3,
+  exit_invalid = 4
+};
 
 // Adds the `settings` subcommand tree to `app`. The chosen command's exit
 // code is stored in `exit_code`.
 CLI::App* add_settings_cli(CLI::App& app, int& exit_code);
+
+// One change of the effective settings as `settings watch --json` prints it
+// and the settings service sends it: {initial, digest, revisions (scope →
+// revision, null when absent), scopes (changed), keys (changed, dotted)}.
+nlohmann::json change_json(const SettingsChange& change);
 
 // Runs `body`, printing any settings error on stderr with the "holdfast:"
 // prefix, and returns the matching exit code.

@@ -37,20 +37,51 @@ int exit_for(Decision decision) {
 }
 
 int run_check(const CheckOptions& options) {
+  CheckAnswer answer;
+  try {
+    answer = answer_check(CheckQuestion{options.workspace, options.cwd, options.mode, options.tmp,
+                                        options.tool, options.argument});
+  } catch (const settings::UsageError& e) {
+    std::cerr << "holdfast: " << e.what() << "\n";
+    return check_usage;
+  }
+  for (const auto& d : answer.warnings) std::cerr << "holdfast: " << d.to_string() << "\n";
+  const Verdict& verdict = answer.verdict;
+  if (options.json) {
+    nlohmann::json out = {
+        {"decision", std::string(decision_name(verdict.decision))},
+        {"rule", verdict.rule ? nlohmann::json(verdict.rule->text) : nlohmann::json()},
+        {"reason", verdict.reason},
+        {"tool", options.tool},
+        {"argument", options.argument},
+        {"mode", std::string(mode_name(answer.mode))},
+        {"exit_code", exit_for(verdict.decision)}};
+    std::cout << out.dump() << "\n";
+  } else {
+    std::cout << decision_name(verdict.decision) << "\n";
+    std::cout << "rule: " << (verdict.rule ? verdict.rule->text : "(none: tool default)") << "\n";
+    std::cout << "reason: " << verdict.reason << "\n";
+  }
+  return exit_for(verdict.decision);
+}
+
+}  // namespace
+
+CheckAnswer answer_check(const CheckQuestion& question) {
   namespace fs = std::filesystem;
   const std::string here = fs::current_path().string();
   Context context;
-  context.cwd = normalize_path(options.cwd.empty() ? here : options.cwd, here);
+  context.cwd = normalize_path(question.cwd.empty() ? here : question.cwd, here);
   context.workspace =
-      normalize_path(options.workspace.empty() ? context.cwd : options.workspace, here);
+      normalize_path(question.workspace.empty() ? context.cwd : question.workspace, here);
   const char* home = std::getenv("HOME");  // NOLINT(concurrency-mt-unsafe): read at start-up
   if (home == nullptr || *home == '\0' || home[0] != '/') {
-    std::cerr << "holdfast: HOME is not set to an absolute path; ~ in rules and commands needs "
-                 "it. Set HOME and try again\n";
-    return check_error;
+    throw std::runtime_error(
+        "HOME is not set to an absolute path; ~ in rules and commands needs it. Set HOME and "
+        "try again");
   }
   context.home = normalize_path(home);
-  context.tmp = normalize_path(options.tmp, here);
+  context.tmp = normalize_path(question.tmp, here);
   context.resolve = resolve_symlinks;
 
   // The same consistent, settled reading a launch takes: a policy file
@@ -58,10 +89,9 @@ int run_check(const CheckOptions& options) {
   const settings::Snapshot snapshot =
       settings::take_snapshot(settings::scope_paths_from_environment(fs::path(context.workspace)));
   const settings::Effective& effective = snapshot.effective;
-  for (const auto& d : effective.warnings) std::cerr << "holdfast: " << d.to_string() << "\n";
   context.persistent = rules_from_settings(effective.value);
 
-  std::string mode_text = options.mode;
+  std::string mode_text = question.mode;
   if (mode_text.empty()) {
     const auto& value = effective.value;
     if (value.contains("permissions") && value["permissions"].is_object() &&
@@ -74,33 +104,14 @@ int run_check(const CheckOptions& options) {
   }
   const auto mode = parse_mode(mode_text);
   if (!mode) {
-    std::cerr << "holdfast: unknown approval mode \"" << mode_text
-              << "\"; use one of plan, default, auto-edit, yolo\n";
-    return check_usage;
+    throw settings::UsageError("unknown approval mode \"" + mode_text +
+                               "\"; use one of plan, default, auto-edit, yolo");
   }
   context.mode = *mode;
   prepare(context);
-
-  const Verdict verdict = decide({options.tool, options.argument}, context);
-  if (options.json) {
-    nlohmann::json out = {
-        {"decision", std::string(decision_name(verdict.decision))},
-        {"rule", verdict.rule ? nlohmann::json(verdict.rule->text) : nlohmann::json()},
-        {"reason", verdict.reason},
-        {"tool", options.tool},
-        {"argument", options.argument},
-        {"mode", std::string(mode_name(context.mode))},
-        {"exit_code", exit_for(verdict.decision)}};
-    std::cout << out.dump() << "\n";
-  } else {
-    std::cout << decision_name(verdict.decision) << "\n";
-    std::cout << "rule: " << (verdict.rule ? verdict.rule->text : "(none: tool default)") << "\n";
-    std::cout << "reason: " << verdict.reason << "\n";
-  }
-  return exit_for(verdict.decision);
+  return CheckAnswer{decide({question.tool, question.argument}, context), context.mode,
+                     effective.warnings};
 }
-
-}  // namespace
 
 CLI::App* add_check_cli(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<CheckOptions>();

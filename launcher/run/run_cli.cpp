@@ -278,6 +278,28 @@ int run(const RunOptions& options) {
 
 }  // namespace
 
+LaunchPlan plan_for_explanation(const fs::path& workspace) {
+  LaunchOptions options;
+  options.workspace = workspace;
+  options.cwd = workspace;
+  options.command = {"true"};
+  try {
+    options.state_dir = settings::state_dir_from_environment();
+  } catch (const settings::UsageError&) {
+    // No state directory: the explanation says so.
+  }
+  const auto bwrap = locate_bwrap();
+  if (!bwrap) {
+    throw std::runtime_error(
+        "bubblewrap (bwrap) was not found on PATH (or at $HOLDFAST_BWRAP); install it "
+        "(apt-get install bubblewrap)");
+  }
+  options.bwrap_path = *bwrap;
+  return plan_launch(plan_request(options, /*will_run=*/false));
+}
+
+std::string explanation_text(const LaunchPlan& plan) { return describe_explanation(plan); }
+
 CLI::App* add_run_cli(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
   auto* run_cmd = app.add_subcommand(

@@ -72,9 +72,9 @@ TEST(Completion, EachWordListIsWhatThatCommandsHelpDefines) {
         << "completion for \"" << m[1] << "\" against its --help:\n"
         << help.out;
   }
-  // holdfast, settings and its 8 subcommands, check, run, doctor;
+  // holdfast, settings and its 8 subcommands, check, run, serve, doctor;
   // holdfast-race and its 3.
-  EXPECT_EQ(entries, 17);
+  EXPECT_EQ(entries, 18);
 }
 
 // Bash completes `holdfast settings set --s` with --scope, and the scope

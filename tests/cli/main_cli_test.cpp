@@ -26,7 +26,7 @@ Result holdfast(std::vector<std::string> args) {
   return Result{result.exit_code, result.out + result.err};
 }
 
-constexpr const char* kSubcommands[] = {"settings", "check", "run", "doctor"};
+constexpr const char* kSubcommands[] = {"settings", "check", "run", "serve", "doctor"};
 
 TEST(MainCli, VersionPrintsTheProjectVersion) {
   const Result r = holdfast({"--version"});

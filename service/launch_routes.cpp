@@ -1,0 +1,160 @@
+#include "service/launch_routes.hpp"
+
+#include <deque>
+#include <fstream>
+
+#include "launcher/gatekeeper/check_cli.hpp"
+#include "launcher/run/launch_record.hpp"
+#include "launcher/run/run_cli.hpp"
+#include "launcher/sandbox/policy.hpp"
+#include "launcher/seccomp/rules.hpp"
+#include "service/answers.hpp"
+#include "settings/errors.hpp"
+
+namespace holdfast::service {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kDefaultLimit = 50;
+constexpr std::size_t kMaxLimit = 1000;
+
+std::size_t limit_from(const httplib::Request& request) {
+  if (!request.has_param("limit")) return kDefaultLimit;
+  const std::string text = request.get_param_value("limit");
+  if (text.empty() || text.size() > 4 ||
+      text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0 ||
+      std::stoul(text) > kMaxLimit) {
+    throw settings::UsageError("limit must be a number from 1 to " + std::to_string(kMaxLimit) +
+                               ", not \"" + text + "\"");
+  }
+  return std::stoul(text);
+}
+
+std::string string_field(const json& body, const char* name, bool required) {
+  if (!body.contains(name)) {
+    if (required) throw settings::UsageError(std::string("\"") + name + "\" is required");
+    return {};
+  }
+  if (!body[name].is_string()) {
+    throw settings::UsageError(std::string("\"") + name + "\" must be a string");
+  }
+  return body[name].get<std::string>();
+}
+
+std::string origin_name(const std::optional<settings::Scope>& scope) {
+  return scope ? std::string(settings::scope_name(*scope)) : "built-in default";
+}
+
+// The facts of an explanation as data; the text is the CLI's own.
+json explanation_json(const launcher::LaunchPlan& plan) {
+  const sandbox::Policy& policy = plan.policy;
+  json scopes = json::array();
+  for (const auto& file : plan.snapshot.scopes) {
+    scopes.push_back({{"scope", std::string(settings::scope_name(file.scope))},
+                      {"path", file.path.string()},
+                      {"exists", file.exists},
+                      {"revision", file.revision}});
+  }
+  json filesystem = json::array();
+  for (const auto& entry : policy.filesystem) {
+    filesystem.push_back({{"key", entry.key},
+                          {"access", std::string(sandbox::access_name(entry.access))},
+                          {"origin", origin_name(entry.origin)}});
+  }
+  return {{"snapshot", {{"digest", plan.snapshot.digest}, {"scopes", scopes}}},
+          {"policy",
+           {{"digest", sandbox::policy_digest(policy)},
+            {"canonical", sandbox::canonical_json(policy)},
+            {"form", std::string(sandbox::form_name(policy.form))},
+            {"filesystem", filesystem},
+            {"filesystemOrigin", origin_name(policy.filesystem_origin)},
+            {"networkOrigin", origin_name(policy.network_origin)},
+            {"unixSocketsOrigin", origin_name(policy.unix_sockets_origin)},
+            {"limitsOrigin", origin_name(policy.limits_origin)}}},
+          {"seccomp", seccomp::describe_rules(plan.filter)},
+          {"bwrapArgv", plan.argv},
+          {"createdMountPoints", plan.mounts.created_on_host},
+          {"text", launcher::explanation_text(plan)}};
+}
+
+}  // namespace
+
+std::vector<json> last_launch_records(const std::filesystem::path& file, std::size_t limit,
+                                      std::size_t& skipped) {
+  skipped = 0;
+  std::ifstream in(file);
+  if (!in) {
+    if (std::filesystem::exists(file)) throw settings::SystemError("cannot read", file, errno);
+    return {};
+  }
+  std::deque<json> records;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    json record = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (record.is_discarded()) {
+      ++skipped;
+      continue;
+    }
+    records.push_back(std::move(record));
+    if (records.size() > limit) records.pop_front();
+  }
+  return {records.begin(), records.end()};
+}
+
+void add_launch_routes(httplib::Server& server) {
+  server.Get("/api/v1/launches", guarded([](const auto& request, auto& response) {
+               const std::size_t limit = limit_from(request);
+               const auto file = launcher::launch_log_path();
+               std::size_t skipped = 0;
+               const auto records =
+                   file ? last_launch_records(*file, limit, skipped) : std::vector<json>{};
+               answer(response, 200,
+                      {{"path", file ? json(file->string()) : json()},
+                       {"records", records},
+                       {"skipped", skipped}});
+             }));
+
+  server.Post("/api/v1/check", guarded([](const auto& request, auto& response) {
+                const auto body = parse_body(request, response);
+                if (!body) return;
+                if (!body->is_object()) {
+                  throw settings::UsageError(
+                      "a check is {\"tool\", \"argument\", \"mode\", \"workspace\"}");
+                }
+                gatekeeper::CheckQuestion question;
+                question.tool = string_field(*body, "tool", true);
+                question.argument = string_field(*body, "argument", false);
+                question.mode = string_field(*body, "mode", false);
+                question.workspace = string_field(*body, "workspace", true);
+                question.cwd = string_field(*body, "cwd", false);
+                if (!std::filesystem::path(question.workspace).is_absolute() ||
+                    (!question.cwd.empty() && !std::filesystem::path(question.cwd).is_absolute())) {
+                  throw settings::UsageError("workspace and cwd must be absolute directories");
+                }
+                const gatekeeper::CheckAnswer result = gatekeeper::answer_check(question);
+                const gatekeeper::Verdict& verdict = result.verdict;
+                answer(response, 200,
+                       {{"decision", std::string(gatekeeper::decision_name(verdict.decision))},
+                        {"rule", verdict.rule ? json(verdict.rule->text) : json()},
+                        {"reason", verdict.reason},
+                        {"tool", question.tool},
+                        {"argument", question.argument},
+                        {"mode", std::string(gatekeeper::mode_name(result.mode))},
+                        {"warnings", diagnostics_json(result.warnings)}});
+              }));
+
+  server.Get("/api/v1/explain", guarded([](const auto& request, auto& response) {
+               if (!request.has_param("workspace")) {
+                 throw settings::UsageError("name the workspace: /api/v1/explain?workspace=DIR");
+               }
+               const std::filesystem::path workspace = request.get_param_value("workspace");
+               if (!workspace.is_absolute()) {
+                 throw settings::UsageError("workspace must be an absolute directory");
+               }
+               answer(response, 200, explanation_json(launcher::plan_for_explanation(workspace)));
+             }));
+}
+
+}  // namespace holdfast::service

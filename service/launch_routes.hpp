@@ -1,0 +1,22 @@
+// /api/v1/launches, /api/v1/check, /api/v1/explain: what launches did, what
+// the gatekeeper would decide, what a launch would be allowed to do. Each
+// calls the function the matching CLI command calls.
+#pragma once
+
+#include <httplib.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace holdfast::service {
+
+// The last `limit` records of a launches.jsonl file, oldest first; lines
+// that are not JSON (a record cut short by a full disk) are skipped and
+// counted in `skipped`. A missing file has no records.
+std::vector<nlohmann::json> last_launch_records(const std::filesystem::path& file,
+                                                std::size_t limit, std::size_t& skipped);
+
+void add_launch_routes(httplib::Server& server);
+
+}  // namespace holdfast::service

@@ -1,0 +1,51 @@
+// The listening sockets `holdfast serve` accepts on: its own Unix socket, a
+// loopback TCP port, or a socket systemd passed in (socket activation).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "settings/fd.hpp"
+
+namespace holdfast::service {
+
+// $XDG_RUNTIME_DIR/holdfast/holdfast.sock; throws UsageError without
+// XDG_RUNTIME_DIR (then --socket PATH says where).
+std::filesystem::path default_socket_path();
+
+// Binds and listens on a Unix socket at `path`. Its directory is created
+// mode 0700 (an existing one must be ours and is set to 0700: the directory
+// is what keeps other users from even reaching the socket), the socket is
+// mode 0600 from the start (bound under umask 0177). A socket file left
+// behind by a service that is gone is replaced; one that still answers is
+// refused (another `holdfast serve` runs there). Throws SystemError /
+// UsageError saying what to do.
+settings::UniqueFd listen_unix(const std::filesystem::path& path);
+
+struct TcpAddress {
+  std::string host;  // numeric: "127.0.0.1" or "::1" (without brackets)
+  std::uint16_t port = 0;
+  // "127.0.0.1:8080", "[::1]:8080" — what a browser sends as Host.
+  std::string authority() const;
+};
+
+// Parses "HOST:PORT" ("[V6]:PORT"); the host must be a numeric address.
+// Throws UsageError.
+TcpAddress parse_tcp_address(const std::string& text);
+
+// 127.0.0.0/8 and ::1.
+bool is_loopback(const std::string& numeric_host);
+
+// Binds and listens; port 0 picks a free port, written back into `address`.
+settings::UniqueFd listen_tcp(TcpAddress& address);
+
+// The socket systemd passed (LISTEN_PID is us, LISTEN_FDS >= 1: fd 3), if
+// any; the variables are then unset so children do not see them.
+std::optional<settings::UniqueFd> socket_from_systemd();
+
+// The address family of a bound socket (AF_UNIX, AF_INET, AF_INET6).
+int socket_family(int fd);
+
+}  // namespace holdfast::service

@@ -1,0 +1,64 @@
+// The real `holdfast serve` as a child process for tests: its settings,
+// state and runtime directories in a temp directory, readiness taken from
+// the "listening on" line it prints (no sleeping), SIGTERM at the end.
+#pragma once
+
+#include <httplib.h>
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace holdfast::testing {
+
+class ServiceProcess {
+ public:
+  // `args` after `holdfast serve`; without --listen or --socket the socket
+  // is DIR/run/holdfast/holdfast.sock.
+  explicit ServiceProcess(std::vector<std::string> args = {});
+  ~ServiceProcess();
+  ServiceProcess(const ServiceProcess&) = delete;
+  ServiceProcess& operator=(const ServiceProcess&) = delete;
+
+  // The environment the service runs with, for CLI commands that must see
+  // the same settings.
+  const std::map<std::string, std::string>& env() const { return env_; }
+  const std::filesystem::path& dir() const { return dir_.path(); }
+  std::filesystem::path config_dir() const { return dir_ / "config"; }
+  std::filesystem::path state_dir() const { return dir_ / "state"; }
+  std::filesystem::path socket() const { return dir_ / "run" / "holdfast" / "holdfast.sock"; }
+  // What the service printed after "listening on ".
+  const std::string& where() const { return where_; }
+
+  // SIGTERM, then the exit code.
+  int stop();
+
+  // A client on the Unix socket.
+  std::unique_ptr<httplib::Client> unix_client() const;
+
+  // Runs `holdfast ARGS` with the service's environment.
+  struct Result {
+    int exit_code;
+    std::string out;
+    std::string err;
+  };
+  Result holdfast(std::vector<std::string> args,
+                  const std::optional<std::filesystem::path>& cwd = std::nullopt) const;
+
+ private:
+  TempDir dir_;
+  std::map<std::string, std::string> env_;
+  pid_t pid_ = -1;
+  std::string where_;
+};
+
+// The first line of a started program's output pipe, or "" at end of file.
+std::string read_line(int fd);
+
+}  // namespace holdfast::testing
