@@ -24,7 +24,7 @@ add_custom_command(OUTPUT ${packaging_out}/settings.schema.json
 
 # Man pages, from the programs' --help (help2man).
 set(man_pages holdfast holdfast-settings holdfast-check holdfast-run holdfast-doctor
-  holdfast-race)
+  holdfast-serve holdfast-race)
 list(TRANSFORM man_pages PREPEND ${packaging_out}/man/ OUTPUT_VARIABLE man_files)
 list(TRANSFORM man_files APPEND .1.gz)
 find_program(HELP2MAN help2man)
@@ -32,7 +32,7 @@ if(HELP2MAN)
   add_custom_command(OUTPUT ${man_files}
     COMMAND ${packaging_src}/make-man-pages.sh $<TARGET_FILE:holdfast>
       $<TARGET_FILE:holdfast-race> ${PROJECT_VERSION} ${packaging_out}/man
-    DEPENDS holdfast holdfast-race ${packaging_src}/make-man-pages.sh
+    DEPENDS holdfast holdfast-serve holdfast-race ${packaging_src}/make-man-pages.sh
     COMMENT "Writing man pages from the --help text (help2man)"
     VERBATIM)
 else()
@@ -106,7 +106,7 @@ bubblewrap + seccomp sandbox built from one consistent reading of that
 policy. It is for people who run AI coding agents and other
 tool-executing programs on Linux.
 .
-This package holds the holdfast command (settings, check, run, doctor),
+This package holds the holdfast command (settings, check, run, doctor, serve),
 the holdfast-race campaign harness, the settings JSON Schema, man pages
 and bash completion.")
 

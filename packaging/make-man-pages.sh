@@ -40,7 +40,7 @@ page holdfast "durable settings and confined command launches" \
   "$(wrapper="$work/holdfast"; printf '#!/bin/bash\nexec -a holdfast %q "$@"\n' "$holdfast" \
       > "$wrapper"; chmod +x "$wrapper"; echo "$wrapper")"
 
-for sub in settings check run doctor; do
+for sub in settings check run doctor serve; do
   wrapper="$work/holdfast-$sub"
   printf '#!/bin/bash\nexec -a holdfast %q %s "$@"\n' "$holdfast" "$sub" > "$wrapper"
   chmod +x "$wrapper"

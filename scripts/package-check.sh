@@ -66,10 +66,14 @@ for f in /usr/bin/holdfast /usr/bin/holdfast-race /usr/share/holdfast/settings.s
   /usr/share/doc/holdfast/changelog.gz /usr/share/man/man1/holdfast.1.gz \
   /usr/share/man/man1/holdfast-settings.1.gz /usr/share/man/man1/holdfast-check.1.gz \
   /usr/share/man/man1/holdfast-run.1.gz /usr/share/man/man1/holdfast-doctor.1.gz \
+  /usr/share/man/man1/holdfast-serve.1.gz /usr/libexec/holdfast/holdfast-serve \
+  /usr/lib/systemd/user/holdfast.service /usr/lib/systemd/user/holdfast.socket \
   /usr/share/man/man1/holdfast-race.1.gz /usr/include/holdfast/settings/store.hpp \
   /usr/lib/cmake/holdfast/holdfastConfig.cmake /usr/lib/libholdfast_settings.a; do
   [ -e "$f" ] || fail "$f is not installed"
 done
+/usr/bin/holdfast serve --help | grep -q "holdfast.socket" ||
+  fail "the installed holdfast serve --help does not run or does not name its units"
 cmp -s /usr/share/holdfast/settings.schema.json <(/usr/bin/holdfast settings schema) ||
   fail "the installed schema differs from what the installed holdfast prints"
 
