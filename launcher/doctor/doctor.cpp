@@ -18,6 +18,8 @@
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/seccomp/filter.hpp"
 #include "launcher/seccomp/program.hpp"
+#include "settings/errors.hpp"
+#include "settings/fd.hpp"
 #include "settings/presence.hpp"
 #include "settings/snapshot.hpp"
 #include "settings/strict_modes.hpp"
@@ -198,13 +200,15 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
                   "; every mount checked at the start gate)";
       return f;
     }
+    // bwrap and the command wrote through copies of this descriptor, so its
+    // offset is at their end: read it again from the start.
     std::string said;
-    char buffer[4096];
-    for (off_t offset = 0;;) {
-      const ssize_t n = ::pread(output.get(), buffer, sizeof buffer, offset);
-      if (n <= 0) break;
-      said.append(buffer, static_cast<std::size_t>(n));
-      offset += n;
+    if (::lseek(output.get(), 0, SEEK_SET) == 0) {
+      try {
+        said = settings::read_all(output.get(), "the trial's output");
+      } catch (const settings::SystemError&) {
+        // the summary goes without bwrap's words
+      }
     }
     f.verdict = Verdict::fatal;
     const std::string failure = launcher::describe_failure(result);
