@@ -62,6 +62,12 @@ class PageTest(unittest.TestCase):
         self.wait(lambda: self.by_id("connection").get_attribute("data-live") == "yes",
                   "event stream live")
         self.assertNotIn("token=", self.browser.current_url)
+        # Nothing the page does is refused by its own Content-Security-Policy
+        # or fails to load (messages of this service's origin only: an
+        # earlier test's page may still log about its stopped service).
+        severe = [e["message"] for e in self.browser.get_log("browser")
+                  if e["level"] == "SEVERE" and self.service.origin in e["message"]]
+        self.assertEqual(severe, [])
 
     def select(self, element_id, value):
         from selenium.webdriver.support.ui import Select
