@@ -306,8 +306,16 @@ function load(scopeAnswer) {
   $('conflict').hidden = true;
   state.conflict = null;
   $('edit-form').dataset.dirty = 'no';
-  if (scopeAnswer.diagnostics && scopeAnswer.diagnostics.some((d) => d.severity === 'error')) {
-    announce(`${scopeAnswer.path} is invalid; holdfast refuses to save over it until it is fixed by hand: ${scopeAnswer.diagnostics[0].message}`, 'error');
+  $('sandbox-ignored').hidden = state.scope !== 'workspace';
+  // An invalid file is shown, never saved over: the form would hold only
+  // what could be read of it.
+  const errors = (scopeAnswer.diagnostics || []).filter((d) => d.severity === 'error');
+  state.loaded.valid = errors.length === 0;
+  fill($('scope-invalid-list'), errors.map(diagnosticItem));
+  $('scope-invalid').hidden = state.loaded.valid;
+  $('save').disabled = !state.loaded.valid;
+  if (!state.loaded.valid) {
+    announce(`${scopeAnswer.path} is invalid (line ${errors[0].line}, column ${errors[0].column}: ${errors[0].message}); fix it by hand.`, 'error');
   }
 }
 
@@ -352,7 +360,9 @@ async function save(revision) {
       body: JSON.stringify(document),
     });
     if (status === 200) {
-      state.loaded = { document, revision: body.revision, path: body.path, exists: true };
+      state.loaded = {
+        document, revision: body.revision, path: body.path, exists: true, valid: true,
+      };
       showLoadedInfo();
       $('conflict').hidden = true;
       $('underneath').hidden = true;
@@ -399,7 +409,8 @@ async function checkScope() {
   if (state.saving || !state.loaded) return;
   if (state.scope === 'workspace' && !state.workspace) return;
   const { status, body } = await call(scopeUrl());
-  if (status !== 200 || state.saving || body.revision === state.loaded.revision) return;
+  if (status !== 200 || state.saving) return;
+  if (body.revision === state.loaded.revision && body.valid === state.loaded.valid) return;
   if (state.conflict) return; // the conflict view already shows the newer file
   if (isDirty()) {
     $('underneath-text').textContent = `${body.path} was saved elsewhere (revision ${body.revision}) while you edit it. ` +
@@ -424,7 +435,12 @@ function followEvents() {
   if (state.events) state.events.close();
   const events = new EventSource(`${API}/events${query({ workspace: state.workspace })}`);
   state.events = events;
+  // Open once the service's watcher is running: a save from now on is
+  // reported.
+  events.addEventListener('open', () => setConnection(true, 'Live: saves made elsewhere appear here.'));
+  let lastError = '';
   events.addEventListener('change', async () => {
+    lastError = '';
     await Promise.all([refreshSettings(), checkScope()]);
     setConnection(true, 'Live: saves made elsewhere appear here.');
   });
@@ -432,11 +448,17 @@ function followEvents() {
   // and the browser's word that the connection broke (without).
   events.addEventListener('error', (event) => {
     if (event.data) {
+      // Said once, not at every repetition: it would drown what the
+      // operator just did.
+      if (event.data === lastError) return;
+      lastError = event.data;
+      let message = '';
       try {
-        announce(`The settings cannot be read now: ${JSON.parse(event.data).message}`, 'error');
+        message = JSON.parse(event.data).message;
       } catch {
-        announce('The settings cannot be read now.', 'error');
+        message = event.data;
       }
+      announce(`The settings cannot be read now: ${message}`, 'error');
     } else if (events.readyState !== EventSource.OPEN) {
       setConnection(false, 'Not live: the connection to holdfast serve was lost; retrying. Reload the page if the service was restarted (it has a new token).');
     }

@@ -116,7 +116,12 @@ class PageTest(unittest.TestCase):
     # ---- (a) a save from the page reaches the file --------------------------
 
     def test_save_network_writes_file(self):
-        self.service.cli("settings", "set", "tools.executionSandbox.network", '"closed"')
+        self.service.cli("settings", "set", "tools.executionSandbox", json.dumps({
+            "filesystem": {":root": "read", ":workspace": "write", "/srv/a.b": "deny"},
+            "network": "closed", "limits": {"tmpfsMiB": 64}}))
+        self.service.cli("settings", "set", "permissions.allow", '["Read", "Bash(ls)"]')
+        self.service.cli("settings", "set", "security.requireExecutionSandbox", "false")
+        self.service.cli("settings", "set", "editor.fontSize", "14")
         before = self.service.read_user_file()
         self.open_page()
         self.assertEqual(self.by_id("network").get_attribute("value"), "closed")
@@ -124,8 +129,12 @@ class PageTest(unittest.TestCase):
         self.by_id("save").click()
         self.wait(lambda: "Saved" in self.status_text(), "the page says it saved")
         after = self.service.read_user_file()
-        self.assertEqual(after["tools"]["executionSandbox"]["network"], "open")
-        self.assertEqual(after["$revision"], before["$revision"] + 1)
+        # The network changed, the revision moved on by one, and everything
+        # else the form and the raw editor held came back as it was.
+        expected = json.loads(json.dumps(before))
+        expected["tools"]["executionSandbox"]["network"] = "open"
+        expected["$revision"] = before["$revision"] + 1
+        self.assertEqual(after, expected)
         self.assertEqual(self.loaded_revision(), after["$revision"])
         self.assertIn(f"revision {after['$revision']}", self.status_text())
 
@@ -268,6 +277,22 @@ class PageTest(unittest.TestCase):
         self.by_id("save").click()
         self.wait(lambda: "Not saved" in self.status_text(), "the save refused")
         self.assertFalse(os.path.exists(self.service.user_file))
+
+    def test_invalid_file_shown_with_line_and_column(self):
+        with open(self.service.user_file, "w", encoding="utf-8") as f:
+            f.write('{\n  "tools": {"executionSandbox": {"network": "clsed"}}\n}\n')
+        self.open_page()
+        where = f"{self.service.user_file}:2:45"
+        self.assertIn(where + " error: at tools.executionSandbox.network", self.by_id("scopes-table").text)
+        self.assertIn(where, self.by_id("scope-invalid").text)
+        self.assertFalse(self.by_id("save").is_enabled())
+        # Fixed by hand: the page follows.
+        with open(self.service.user_file + ".new", "w", encoding="utf-8") as f:
+            f.write('{"tools": {"executionSandbox": {"network": "closed"}}}\n')
+        os.rename(self.service.user_file + ".new", self.service.user_file)
+        self.wait(lambda: self.by_id("save").is_enabled(), "the fixed file loaded")
+        self.assertEqual(self.by_id("network").get_attribute("value"), "closed")
+        self.assertFalse(self.by_id("scope-invalid").is_displayed())
 
     # ---- (f) 200% zoom ---------------------------------------------------------
 
