@@ -165,8 +165,13 @@ function fillForm(document) {
   for (const [key, id] of Object.entries(formField)) {
     const value = getPath(doc, key.split('.'));
     const field = $(id);
-    if (field.tagName === 'TEXTAREA') field.value = Array.isArray(value) ? value.join('\n') : '';
-    else field.value = value === undefined ? '' : String(value);
+    if (field.tagName === 'TEXTAREA') {
+      field.value = Array.isArray(value) ? value.join('\n') : '';
+      // An empty list in the file stays one when the field is left empty.
+      field.dataset.emptyList = Array.isArray(value) && value.length === 0 ? 'yes' : 'no';
+    } else {
+      field.value = value === undefined ? '' : String(value);
+    }
   }
   $('raw').value = JSON.stringify(stripFormKeys(doc), null, 2);
   clearErrors();
@@ -195,7 +200,7 @@ function readForm() {
     const field = $(id);
     if (field.tagName === 'TEXTAREA') {
       const rules = lines(field.value);
-      if (rules.length) form[key] = rules;
+      if (rules.length || field.dataset.emptyList === 'yes') form[key] = rules;
     } else if (field.value !== '') {
       form[key] = key === 'security.requireExecutionSandbox' ? field.value === 'true' : field.value;
     }

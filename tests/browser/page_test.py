@@ -120,6 +120,7 @@ class PageTest(unittest.TestCase):
             "filesystem": {":root": "read", ":workspace": "write", "/srv/a.b": "deny"},
             "network": "closed", "limits": {"tmpfsMiB": 64}}))
         self.service.cli("settings", "set", "permissions.allow", '["Read", "Bash(ls)"]')
+        self.service.cli("settings", "set", "permissions.ask", "[]")
         self.service.cli("settings", "set", "security.requireExecutionSandbox", "false")
         self.service.cli("settings", "set", "editor.fontSize", "14")
         before = self.service.read_user_file()
