@@ -341,7 +341,13 @@ async function loadScope() {
 function fillScopeChoices() {
   const select = $('scope');
   const choices = SCOPES.filter((s) => s !== 'workspace' || state.workspace);
-  fill(select, choices.map((s) => el('option', { value: s }, s === 'workspace' ? `workspace (${state.workspace})` : s)));
+  const labels = {
+    user: 'user (yours)',
+    workspace: `workspace (${state.workspace})`,
+    'system-defaults': 'system-defaults (the administrator\'s defaults)',
+    system: 'system (the administrator\'s overrides)',
+  };
+  fill(select, choices.map((s) => el('option', { value: s }, labels[s])));
   if (!choices.includes(state.scope)) state.scope = 'user';
   select.value = state.scope;
 }
