@@ -53,7 +53,14 @@ add_custom_command(OUTPUT ${packaging_out}/CHANGELOG.md.gz
   DEPENDS ${PROJECT_SOURCE_DIR}/CHANGELOG.md
   VERBATIM)
 
-add_custom_target(holdfast_package_files ALL DEPENDS ${packaging_out}/settings.schema.json
+# A sanitizer build is never packaged: its man pages would only cost the
+# time of running every program's --help under the sanitizers.
+if(HOLDFAST_SANITIZE)
+  set(package_files_in_all)
+else()
+  set(package_files_in_all ALL)
+endif()
+add_custom_target(holdfast_package_files ${package_files_in_all} DEPENDS ${packaging_out}/settings.schema.json
   ${man_files} ${packaging_out}/changelog.gz ${packaging_out}/CHANGELOG.md.gz)
 
 install(TARGETS holdfast-race RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)

@@ -19,7 +19,7 @@ using testing::split;
 Policy workspace_write() { return split({{":root", Access::read}, {":workspace", Access::write}}); }
 
 // A host where /code is a plain workspace with no protected names.
-FakeHost code_host() {
+FakeHost code_host_without_repository() {
   FakeHost host("/code", "/code");
   host.dir("/code").missing("/code/.git", "/code").missing("/code/.holdfast", "/code");
   return host;
@@ -56,7 +56,7 @@ void expect_one(const std::vector<Refusal>& found, const std::string& rule, cons
 }
 
 TEST(Admission, PlainWorkspaceIsAdmitted) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   EXPECT_TRUE(refusals_for(workspace_write(), host).empty());
 }
 
@@ -166,7 +166,7 @@ TEST(Admission, WorkspaceMustNotOverlapOperatorSettings) {
 }
 
 TEST(Admission, CwdMustBeInsideTheWorkspace) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   host.cwd(FakeHost::make("/elsewhere", "/elsewhere", Kind::directory));
   expect_one(refusals_for(workspace_write(), host), "cwd-outside-workspace", "/elsewhere");
   // By canonical path: /code2 is not inside /code.
@@ -175,7 +175,7 @@ TEST(Admission, CwdMustBeInsideTheWorkspace) {
 }
 
 TEST(Admission, CwdMustNotBeDenied) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   host.dir("/code/secrets").cwd(FakeHost::make("/code/secrets", "/code/secrets", Kind::directory));
   auto p = workspace_write();
   p = split(
@@ -184,14 +184,14 @@ TEST(Admission, CwdMustNotBeDenied) {
 }
 
 TEST(Admission, HomeTokenWithoutHome) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   host.facts().tokens.home.clear();
   expect_one(refusals_for(split({{":root", Access::read}, {":home/x", Access::deny}}), host),
              "home-unknown", ":home/x", ":home/x");
 }
 
 TEST(Admission, NoEntryInsideProcOrDev) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   host.dir("/dev/shm")
       .missing("/dev/shm/.git", "/dev/shm")
       .missing("/dev/shm/.holdfast", "/dev/shm");
@@ -203,7 +203,7 @@ TEST(Admission, NoEntryInsideProcOrDev) {
 }
 
 TEST(Admission, OperatorSettingsAreNeverWritable) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   host.dir("/etc/holdfast").missing("/etc/holdfast/.git", "/etc/holdfast");
   host.missing("/etc/holdfast/.holdfast", "/etc/holdfast");
   expect_one(refusals_for(split({{":root", Access::read},
@@ -214,7 +214,7 @@ TEST(Admission, OperatorSettingsAreNeverWritable) {
 }
 
 TEST(Admission, CarveOutThroughAWritableSymlink) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   // /code/link -> /data; the carve-out /code/link/keys lands on /data/keys,
   // but the link itself sits in writable /code.
   PathFacts f = FakeHost::make("/code/link/keys", "/data/keys", Kind::directory);
@@ -228,7 +228,7 @@ TEST(Admission, CarveOutThroughAWritableSymlink) {
 }
 
 TEST(Admission, SymlinkInAReadOnlyDirectoryIsFine) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   PathFacts f = FakeHost::make("/opt/link/keys", "/data/keys", Kind::directory);
   f.symlinks = {{"/opt/link", "/opt"}};
   host.add(f);
@@ -240,7 +240,7 @@ TEST(Admission, SymlinkInAReadOnlyDirectoryIsFine) {
 }
 
 TEST(Admission, MissingCarveOutUnderAWritableRoot) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   host.missing("/code/secrets", "/code");
   expect_one(refusals_for(split({{":root", Access::read},
                                  {":workspace", Access::write},
@@ -276,7 +276,7 @@ namespace {
 using testing::FakeHost;
 
 TEST(Admission, OperatorSettingsThroughAWritableSymlink) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   // ~/.config -> ~/dotfiles/config, inside a writable home: the command
   // could retarget the link and choose the next launch's user settings.
   PathFacts cfg = FakeHost::make("/home/u/.config/holdfast", "/home/u/dotfiles/config/holdfast",
@@ -294,7 +294,7 @@ TEST(Admission, OperatorSettingsThroughAWritableSymlink) {
 }
 
 TEST(Admission, MissingSettingsDirectoryWithAMissingParentUnderAWritableHome) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   // Neither ~/.config nor ~/.config/holdfast exists; home is writable.
   host.facts().operator_dirs[1] = FakeHost::make(
       "/home/u/.config/holdfast", "/home/u/.config/holdfast", Kind::missing, "/home/u");
@@ -321,7 +321,7 @@ TEST(Admission, GitdirThroughAWritableSymlink) {
 // holdfast's state directory (launch records) is protected like the
 // settings directories.
 TEST(Admission, StateDirectoryIsNeverWritable) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   host.dir("/home/u/.local/state/holdfast");
   host.missing("/home/u/.local/state/holdfast/.git", "/home/u/.local/state/holdfast");
   host.missing("/home/u/.local/state/holdfast/.holdfast", "/home/u/.local/state/holdfast");
@@ -344,7 +344,7 @@ TEST(Admission, WorkspaceMustNotOverlapTheStateDirectory) {
 }
 
 TEST(Admission, StateDirectoryThroughAWritableSymlink) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   PathFacts state = FakeHost::make("/code/state", "/srv/state", Kind::directory);
   state.symlinks = {{"/code/state", "/code"}};
   host.state_dir(state).dir("/srv/state");
@@ -354,7 +354,7 @@ TEST(Admission, StateDirectoryThroughAWritableSymlink) {
 
 // The settings file is a symlink to a file in the writable workspace.
 TEST(Admission, SettingsFileWritableInside) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   PathFacts file = FakeHost::make("/etc/holdfast/settings.json", "/code/policy.json", Kind::file);
   file.symlinks = {{"/etc/holdfast/settings.json", "/etc/holdfast"}};
   file.id = {1, 42};
@@ -367,7 +367,7 @@ TEST(Admission, SettingsFileWritableInside) {
 // A second name (hard link) could be anywhere on a file system that a
 // writable bind exposes.
 TEST(Admission, SettingsFileWithHardLinksOnAWritableFileSystem) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   PathFacts file =
       FakeHost::make("/etc/holdfast/settings.json", "/etc/holdfast/settings.json", Kind::file);
   file.id = {7, 42};
@@ -378,13 +378,13 @@ TEST(Admission, SettingsFileWithHardLinksOnAWritableFileSystem) {
              "/etc/holdfast/settings.json");
   // The same file on another file system than every writable path: its
   // other names cannot be inside.
-  auto elsewhere = code_host();
+  auto elsewhere = code_host_without_repository();
   elsewhere.settings_file(file, {7, 42}).identity("/code", {8, 100});
   EXPECT_TRUE(refusals_for(workspace_write(), elsewhere).empty());
 }
 
 TEST(Admission, SettingsFileThatIsNoLongerTheFileRead) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   PathFacts file =
       FakeHost::make("/etc/holdfast/settings.json", "/etc/holdfast/settings.json", Kind::file);
   file.id = {7, 43};
@@ -395,7 +395,7 @@ TEST(Admission, SettingsFileThatIsNoLongerTheFileRead) {
 }
 
 TEST(Admission, NestedRepositoryGitdirThroughAWritableSymlink) {
-  auto host = code_host();
+  auto host = code_host_without_repository();
   PathFacts git = FakeHost::make("/code/lib/.git", "/code/lib/.git", Kind::file);
   git.gitdir = "/code/link/lib.git";
   host.add(git);

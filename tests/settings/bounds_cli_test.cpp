@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "tests/settings/deep_documents.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::CommandResult;
+using testing::nested_objects;
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
@@ -38,13 +40,6 @@ class BoundsCli : public ::testing::Test {
 
   TempDir dir_;
 };
-
-std::string nested_objects(std::size_t depth) {
-  std::string out;
-  for (std::size_t i = 0; i < depth; ++i) out += "{\"a\":";
-  out += "1";
-  return out + std::string(depth, '}');
-}
 
 TEST_F(BoundsCli, TooDeepWorkspaceFileIsExitFourWithItsLocation) {
   write_file(workspace_file(), nested_objects(20000));

@@ -16,6 +16,7 @@
 #include "settings/scope_file.hpp"
 #include "settings/store.hpp"
 #include "settings/watcher.hpp"
+#include "tests/settings/deep_documents.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -24,7 +25,10 @@ namespace holdfast::settings {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::nested_arrays;
+using testing::nested_objects;
 using testing::read_file;
+using testing::repeat;
 using testing::TempDir;
 using testing::write_file;
 
@@ -50,21 +54,6 @@ constexpr rlim_t kAddressSpaceLimit = rlim_t{512} << 20;
 constexpr std::size_t kDepthLimit = 64;
 constexpr std::size_t kSizeLimit = std::size_t{1} << 20;
 constexpr std::uint64_t kRevisionLimit = 9007199254740991;  // 2^53 - 1
-
-std::string repeat(const std::string& piece, std::size_t times) {
-  std::string out;
-  out.reserve(piece.size() * times);
-  for (std::size_t i = 0; i < times; ++i) out += piece;
-  return out;
-}
-
-// {"a":{"a":...{"a":1}...}} with `depth` objects.
-std::string nested_objects(std::size_t depth) {
-  return repeat("{\"a\":", depth) + "1" + repeat("}", depth);
-}
-
-// [[...[]...]] with `depth` arrays.
-std::string nested_arrays(std::size_t depth) { return repeat("[", depth) + repeat("]", depth); }
 
 struct ChildReading {
   int exit_code = -1;  // 0: read_scope_file returned; -N: killed by signal N

@@ -13,6 +13,7 @@
 #include "settings/errors.hpp"
 #include "settings/snapshot.hpp"
 #include "settings/store.hpp"
+#include "tests/snapshot/policy_document.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -20,11 +21,9 @@ namespace holdfast::settings {
 namespace {
 
 namespace fs = std::filesystem;
+using holdfast::testing::kPolicy;
 using holdfast::testing::TempDir;
 using holdfast::testing::write_file;
-
-constexpr const char* kPolicy =
-    R"({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}}})";
 
 class PresenceTest : public ::testing::Test {
  protected:

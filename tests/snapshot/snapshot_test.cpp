@@ -6,12 +6,14 @@
 
 #include "settings/errors.hpp"
 #include "settings/sha256.hpp"
+#include "tests/snapshot/policy_document.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace holdfast::settings {
 namespace {
 
+using holdfast::testing::kPolicy;
 using holdfast::testing::TempDir;
 using holdfast::testing::write_file;
 
@@ -33,9 +35,6 @@ class SnapshotTest : public ::testing::Test {
   ScopePaths paths_;
   SnapshotOptions options_;
 };
-
-constexpr const char* kPolicy =
-    R"({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}}})";
 
 TEST_F(SnapshotTest, AllScopesAbsentInQuietDirectoriesIsProvenAbsent) {
   options_.evidence_age = std::chrono::milliseconds(0);  // the directories were just made
