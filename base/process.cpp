@@ -107,6 +107,8 @@ void Child::kill_and_reap() {
 }
 
 int Child::wait() {
+  // waitpid(-1) would reap any child of ours.
+  if (pid_ <= 0) throw SystemError("cannot wait for", "a process", "it was waited for already");
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0) {
     if (errno != EINTR) throw_errno("cannot wait for", "process " + std::to_string(pid_));

@@ -44,7 +44,7 @@ class Child {
   bool running() const { return pid_ > 0; }
 
   // Waits for it to end and returns the raw wait status (EINTR retried).
-  // Throws SystemError when waitpid fails.
+  // Throws SystemError when waitpid fails or it was waited for already.
   int wait();
   // Hands the duty to wait over to the caller: returns the pid, and this
   // Child no longer owns it.
