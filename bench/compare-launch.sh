@@ -7,6 +7,10 @@
 #                exec()s it: what one more program start costs here
 #   floor-spawn  bare bwrap started through a static program that spawns it
 #                and waits: the least any supervising launcher can cost
+#   library-once one start through the launch library in a static program
+#                of its own (bench/launch_once.cpp): floor-spawn plus the
+#                work every launch must do (snapshot, plan, start gate,
+#                record), without holdfast's command line
 #   true      plain /bin/true
 # Prints medians and each command's paired ratio to bare bwrap. holdfast's
 # own work is its distance from floor-spawn.
@@ -19,6 +23,7 @@ build=${BUILD_DIR:-build}
 holdfast=$PWD/$build/launcher/holdfast
 compare=$PWD/$build/bench/launch_compare
 floor=$PWD/$build/bench/launch_floor
+once=$PWD/$build/bench/launch_once
 
 # shellcheck source=bench/launch-setup.sh
 source bench/launch-setup.sh
@@ -34,5 +39,6 @@ done
   --name bwrap --fd3 "$work/filter.bpf" -- "${argv[@]}" \; \
   --name floor-exec --fd3 "$work/filter.bpf" -- "$floor" exec "${argv[@]}" \; \
   --name floor-spawn --fd3 "$work/filter.bpf" -- "$floor" spawn "${argv[@]}" \; \
+  --name library-once -- "$once" /bin/true \; \
   --name true -- /bin/true \;
 echo "raw samples: /tmp/holdfast-compare.json"

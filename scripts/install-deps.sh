@@ -13,6 +13,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev hyperfine
   # run time: the sandbox itself, and tools the tests drive it with
   bubblewrap util-linux procps
+  # the settings page's browser tests (tests/browser) and its screenshot
+  # (scripts/screenshot-page.sh): headless Chromium driven by selenium
+  chromium chromium-driver python3-selenium
   # fuzzing (scripts/fuzz.sh): clang, its libFuzzer and sanitizer runtimes,
   # and llvm-symbolizer for readable crash reports
   clang-14 libclang-rt-14-dev llvm-14

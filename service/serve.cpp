@@ -13,6 +13,7 @@
 #include "service/events.hpp"
 #include "service/launch_routes.hpp"
 #include "service/listen_socket.hpp"
+#include "service/page_routes.hpp"
 #include "service/peer_server.hpp"
 #include "service/settings_routes.hpp"
 
@@ -159,7 +160,7 @@ int serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
       answer_error(response, response.status, "bad_request", "the request could not be read");
     }
   });
-  server.Get("/", [](const auto&, auto& response) {
+  server.Get("/api/v1", [](const auto&, auto& response) {
     answer(response, 200,
            {{"service", "holdfast"},
             {"api", "/api/v1"},
@@ -167,6 +168,7 @@ int serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
              {"/api/v1/schema", "/api/v1/settings", "/api/v1/scopes/{scope}", "/api/v1/events",
               "/api/v1/launches", "/api/v1/check", "/api/v1/explain"}}});
   });
+  add_page_routes(server);
   add_settings_routes(server);
   add_event_routes(server);
   add_launch_routes(server);

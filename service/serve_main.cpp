@@ -26,7 +26,18 @@ constexpr const char* kFooter = R"(Where it listens:
   (403 otherwise). No CORS headers are sent. A non-loopback address is refused
   unless --allow-non-loopback is given.
 
+The settings page:
+  Opening the printed URL in a browser shows the operator's settings page,
+  served from the program itself (nothing is fetched from elsewhere): the
+  effective settings and the scope each value came from, each scope file's
+  revision and diagnostics, a form for the sandbox policy, the permission
+  rules and the rest of a scope as JSON (saved with If-Match: a save made
+  elsewhere in between is shown, to reload or overwrite), saves made with the
+  CLI as they happen, the launch records, and an explanation of a launch.
+    holdfast serve --listen 127.0.0.1:8731    # then open the printed URL
+
 API (JSON; errors are {error, message, diagnostics?}):
+  GET   /api/v1                              the list of resources
   GET   /api/v1/schema                       the JSON Schema
   GET   /api/v1/settings?workspace=DIR       effective settings, origins, scopes,
                                              revisions, diagnostics, digest
