@@ -8,6 +8,7 @@
 
 #include <cerrno>
 
+#include "base/process.hpp"
 #include "base/system_error.hpp"
 
 namespace holdfast::base {
@@ -66,22 +67,14 @@ TEST(ReadWriteAll, EveryByteThroughAPipe) {
   std::string bytes;
   for (int i = 0; i < 300000; ++i) bytes += static_cast<char>('a' + i % 26);
   PipeFds pipe = make_pipe();
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  Child writer = fork_call([&] {
     pipe.read.reset();
-    try {
-      write_all(pipe.write.get(), bytes, "the pipe");
-    } catch (...) {
-      ::_exit(1);
-    }
-    ::_exit(0);
-  }
+    write_all(pipe.write.get(), bytes, "the pipe");
+    return 0;
+  });
   pipe.write.reset();
   EXPECT_EQ(read_all(pipe.read.get(), "the pipe"), bytes);
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  EXPECT_EQ(status, 0);
+  EXPECT_EQ(exit_code(writer.wait()), 0);
 }
 
 TEST(ReadWriteAll, ReadStopsAtTheLimit) {
