@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "base/files.hpp"
 #include "race-harness/documents.hpp"
 #include "race-harness/process.hpp"
 #include "race-harness/trials.hpp"
@@ -131,8 +132,8 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
   fs::create_directories(paths.config_dir);
   // The other operator scopes exist and are valid, so a reader decides on
   // them at once; only the user file is raced.
-  write_whole_file(paths.system_dir / "system-defaults.json", "{}\n");
-  write_whole_file(paths.system_dir / "settings.json", "{}\n");
+  base::write_file(paths.system_dir / "system-defaults.json", "{}\n");
+  base::write_file(paths.system_dir / "settings.json", "{}\n");
   dirs.setup.user_file = paths.config_dir / "settings.json";
   std::vector<std::string> writer_names;
   for (const auto& w : plan.writers) writer_names.push_back(w.name);
@@ -150,9 +151,9 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
   for (int i = 0; i < options.launchers; ++i) {
     const fs::path workspace = workspace_root / ("workspace-" + std::to_string(i));
     fs::create_directories(workspace / ".holdfast");
-    write_whole_file(workspace / ".holdfast" / "settings.json", "{}\n");
-    write_whole_file(workspace / "marker", "the probe must be able to read this\n");
-    write_whole_file(workspace / kDeniedName, "the operator's policy denies reading this\n");
+    base::write_file(workspace / ".holdfast" / "settings.json", "{}\n");
+    base::write_file(workspace / "marker", "the probe must be able to read this\n");
+    base::write_file(workspace / kDeniedName, "the operator's policy denies reading this\n");
     // A copy of the probe inside the workspace, the one place below the
     // campaign's root that the sandbox shows (its /tmp is private).
     if (!options.probe.empty()) {
@@ -303,7 +304,7 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
       out.failures = stats["failures"].get<std::uint64_t>();
     } else {
       result.samples.push_back("error: writer " + w.name + " gave no counts (exit " +
-                               std::to_string(exit_status(status)) + ")");
+                               std::to_string(base::exit_code(status)) + ")");
       ++result.errors;
     }
   }

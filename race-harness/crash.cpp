@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <random>
 
+#include "base/process.hpp"
+#include "base/system_error.hpp"
 #include "race-harness/campaign.hpp"
 #include "race-harness/documents.hpp"
 #include "race-harness/writers.hpp"
@@ -90,10 +92,17 @@ void run_round(const std::string& writer, const KillPlan& plan, const fs::path& 
     ++cell.errors;
     return;
   }
-  const pid_t pid = ::fork();
-  if (pid == 0) {
+  base::Child child;
+  try {
+    child = base::fork_call([&]() -> int {
+      ::close(acks[0]);
+      crash_child(writer, target, plan, acks[1]);
+    });
+  } catch (const base::SystemError&) {
     ::close(acks[0]);
-    crash_child(writer, target, plan, acks[1]);
+    ::close(acks[1]);
+    ++cell.errors;
+    return;
   }
   ::close(acks[1]);
   std::uint64_t acked = kFirstGeneration;
@@ -109,10 +118,9 @@ void run_round(const std::string& writer, const KillPlan& plan, const fs::path& 
     std::uniform_int_distribution<long> instant(0, kRandomWindowNs);
     const timespec pause{0, instant(random)};
     ::nanosleep(&pause, nullptr);  // the random kill point itself
-    ::kill(pid, SIGKILL);
+    child.kill(SIGKILL);
   }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  const int status = child.wait();
   while (::read(acks[0], &value, sizeof value) == sizeof value) acked = value;
   ::close(acks[0]);
   if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
 #include <stdexcept>
+
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
 
 namespace holdfast::race {
 
@@ -48,24 +50,14 @@ bool is_strict_policy(const nlohmann::json& settings) {
 }
 
 bool read_whole_file(const std::filesystem::path& path, std::string& out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  out.clear();
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
+  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return false;
+  try {
+    out = base::read_all(fd.get(), path);
+  } catch (const base::SystemError&) {
+    out.clear();  // opened but unreadable: no document, as for this reader
   }
-  ::close(fd);
   return true;
-}
-
-void write_whole_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
 NaiveReading read_naively(const std::filesystem::path& path) {

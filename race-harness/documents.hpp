@@ -31,9 +31,6 @@ bool is_strict_policy(const nlohmann::json& settings);
 // The file's bytes into `out`; false (errno set) when it cannot be opened.
 bool read_whole_file(const std::filesystem::path& path, std::string& out);
 
-// Creates or truncates the file and writes `text`; throws when it cannot.
-void write_whole_file(const std::filesystem::path& path, const std::string& text);
-
 // What a reader without any care found at a path.
 struct NaiveReading {
   enum class Kind { strict, lax, missing, damaged };

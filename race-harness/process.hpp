@@ -1,5 +1,6 @@
-// Starting and stopping the processes a campaign runs: the confined starts
-// (output captured) and the long-running writer processes.
+// The processes a campaign runs, over base's runner: the confined starts
+// (output captured, timed) and the long-running writer processes that
+// report line by line.
 #pragma once
 
 #include <sys/types.h>
@@ -9,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
+#include "base/process.hpp"
 
 namespace holdfast::race {
 
@@ -21,22 +23,16 @@ struct Captured {
 };
 
 // Runs argv[0] (a path) with `environment` added to ours, captures stdout
-// and stderr, and waits for it. Throws std::runtime_error when it cannot be
+// and stderr, and waits for it. Throws base::SystemError when it cannot be
 // started.
 Captured run_captured(const std::vector<std::string>& argv,
                       const std::map<std::string, std::string>& environment);
-
-// The exit code a wait status stands for: the code, or 128+signal.
-int exit_status(int wait_status);
 
 // A process whose stdout is a pipe we read line by line; stopped with
 // SIGTERM, then SIGKILL if it does not exit within a grace period.
 class ReportingChild {
  public:
   explicit ReportingChild(const std::vector<std::string>& argv);
-  ~ReportingChild();
-  ReportingChild(const ReportingChild&) = delete;
-  ReportingChild& operator=(const ReportingChild&) = delete;
 
   // The next line the child writes, waiting at most `timeout`; empty when
   // the child closed its output or the time ran out.
@@ -44,11 +40,11 @@ class ReportingChild {
   // SIGTERM, wait up to `grace`, then SIGKILL; returns the wait status and
   // leaves any last output for read_line.
   int stop(std::chrono::milliseconds grace);
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_.pid(); }
 
  private:
-  pid_t pid_ = -1;
-  settings::UniqueFd out_;
+  base::Child child_;
+  base::UniqueFd out_;
   std::string buffered_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/files.hpp"
 #include "race-harness/documents.hpp"
 #include "settings/errors.hpp"
 #include "settings/snapshot.hpp"
@@ -59,7 +60,7 @@ std::map<std::string, std::string> as_the_naive_reader_saw_it(const TrialSetup& 
   fs::permissions(state, fs::perms::owner_all);
   // Replaced by a rename, never missing: its state directory remembers it.
   const fs::path temp = config / "settings.json.next";
-  write_whole_file(temp, reading.bytes);
+  base::write_file(temp, reading.bytes);
   fs::rename(temp, config / "settings.json");
   auto environment = holdfast_environment(setup);
   environment["HOLDFAST_CONFIG_DIR"] = config.string();
@@ -87,7 +88,7 @@ std::string naive_kind(const NaiveReading& reading) {
 Trial finished(const Captured& captured, int refused_exit) {
   Trial trial;
   trial.child_seconds = captured.seconds;
-  if (exit_status(captured.status) == refused_exit) {
+  if (base::exit_code(captured.status) == refused_exit) {
     trial.outcome = Outcome::refused;
     trial.note = first_line(captured.err);
   }
@@ -147,7 +148,7 @@ Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
 Trial classify_start(const Captured& captured, const fs::path& workspace) {
   Trial trial = finished(captured, kRefusedExit);
   if (trial.outcome == Outcome::refused) return trial;
-  const int code = exit_status(captured.status);
+  const int code = base::exit_code(captured.status);
   if (code != 0) {
     trial.outcome = Outcome::error;
     trial.note = "exit " + std::to_string(code) + ": " + first_line(captured.err);
@@ -216,7 +217,7 @@ Trial launch_trial(const std::string& reader, const TrialSetup& setup, const fs:
 Trial classify_check(const Captured& captured) {
   Trial trial = finished(captured, kCheckError);
   if (trial.outcome == Outcome::refused) return trial;
-  const int code = exit_status(captured.status);
+  const int code = base::exit_code(captured.status);
   const auto output = nlohmann::json::parse(captured.out, nullptr, false);
   const std::string decision =
       output.is_object() ? output.value("decision", std::string()) : std::string();

@@ -15,6 +15,9 @@
 #include <random>
 #include <stdexcept>
 
+#include "base/fd.hpp"
+#include "base/files.hpp"
+#include "base/system_error.hpp"
 #include "race-harness/documents.hpp"
 #include "settings/atomic_writer.hpp"
 #include "settings/store.hpp"
@@ -31,10 +34,6 @@ using std::chrono::microseconds;
 // beside NAME, as a dotfile manager keeps its store.
 constexpr const char* kStoreName = ".race-store";
 
-[[noreturn]] void fail(const std::string& what, const fs::path& path) {
-  throw std::runtime_error(what + " " + path.string() + ": " + std::strerror(errno));
-}
-
 void step(const StepHook& hook, std::string_view name) {
   if (hook) hook(name);
 }
@@ -48,31 +47,21 @@ void hold(microseconds pause) {
   ::nanosleep(&duration, nullptr);
 }
 
-void write_whole(int fd, const std::string& bytes, const fs::path& path) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("cannot write", path);
-    done += static_cast<std::size_t>(n);
-  }
-}
-
+// What a writer of this kind creates: mode 0644 (less the umask).
 void write_new_file(const fs::path& path, const std::string& bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("cannot create", path);
-  write_whole(fd, bytes, path);
-  ::close(fd);
+  base::write_file(path, bytes, 0644);
 }
 
 std::string read_whole(const fs::path& path, const char* why) {
-  std::string bytes;
-  if (!read_whole_file(path, bytes)) fail(why, path);
-  return bytes;
+  try {
+    return base::read_file(path);
+  } catch (const base::SystemError& e) {
+    throw base::SystemError(why, path, e.error_number());
+  }
 }
 
 void rename_or_fail(const fs::path& from, const fs::path& to, const char* what) {
-  if (::rename(from.c_str(), to.c_str()) != 0) fail(what, from);
+  if (::rename(from.c_str(), to.c_str()) != 0) base::throw_errno(what, from);
 }
 
 // Sets every key of the policy stamped `generation` in `document`.
@@ -128,10 +117,10 @@ void save_copy_backup(const fs::path& target, std::uint64_t generation, const St
 void save_in_place(const fs::path& target, std::uint64_t generation, microseconds pause,
                    const StepHook& hook) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) fail("cannot open in place", target);
+  if (fd < 0) base::throw_errno("cannot open in place", target);
   step(hook, "truncate");
   hold(pause);
-  write_whole(fd, policy_text(generation), target);
+  base::write_all(fd, policy_text(generation), target);
   ::close(fd);
   step(hook, "write");
 }
@@ -144,7 +133,7 @@ fs::path build_next_directory(const fs::path& target, std::uint64_t generation,
   const fs::path next = directory.string() + suffix;
   std::error_code ec;
   fs::remove_all(next, ec);  // left by a save that failed half-way
-  if (::mkdir(next.c_str(), 0755) != 0) fail("cannot make", next);
+  if (::mkdir(next.c_str(), 0755) != 0) base::throw_errno("cannot make", next);
   write_new_file(next / target.filename(), policy_text(generation));
   return next;
 }
@@ -176,7 +165,8 @@ void save_dir_exchange(const fs::path& target, std::uint64_t generation, const S
   const fs::path next = build_next_directory(target, generation, ".incoming");
   step(hook, "build_next_dir");
   if (::renameat2(AT_FDCWD, next.c_str(), AT_FDCWD, directory.c_str(), RENAME_EXCHANGE) != 0) {
-    fail("cannot exchange (renameat2 RENAME_EXCHANGE; the file system must support it)", next);
+    base::throw_errno(
+        "cannot exchange (renameat2 RENAME_EXCHANGE; the file system must support it)", next);
   }
   step(hook, "exchange_dirs");
   remove_tree(next);  // the old directory, now under the new one's name
@@ -201,7 +191,7 @@ fs::path store_of(const fs::path& target) { return target.parent_path() / kStore
 void make_store(const fs::path& target) {
   // A directory swap may have taken the store away with the old directory.
   if (::mkdir(store_of(target).c_str(), 0755) != 0 && errno != EEXIST) {
-    fail("cannot make", store_of(target));
+    base::throw_errno("cannot make", store_of(target));
   }
 }
 
@@ -210,7 +200,8 @@ void make_store(const fs::path& target) {
 void replace_with_link(const fs::path& target, const std::string& link_text) {
   const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".race-link");
   ::unlink(temp.c_str());
-  if (::symlink(link_text.c_str(), temp.c_str()) != 0) fail("cannot make the symlink", temp);
+  if (::symlink(link_text.c_str(), temp.c_str()) != 0)
+    base::throw_errno("cannot make the symlink", temp);
   rename_or_fail(temp, target, "cannot rename the symlink into place");
 }
 
@@ -223,10 +214,11 @@ void save_symlink_flip(const fs::path& target, std::uint64_t generation, microse
   step(hook, "write_target");
   std::error_code ec;
   const fs::path old_link = fs::read_symlink(target, ec);
-  if (::unlink(target.c_str()) != 0) fail("cannot remove the link", target);
+  if (::unlink(target.c_str()) != 0) base::throw_errno("cannot remove the link", target);
   step(hook, "remove_link");
   hold(pause);
-  if (::symlink(link_text.c_str(), target.c_str()) != 0) fail("cannot create the link", target);
+  if (::symlink(link_text.c_str(), target.c_str()) != 0)
+    base::throw_errno("cannot create the link", target);
   step(hook, "create_link");
   if (!ec && old_link.parent_path() == kStoreName && old_link.filename() != name) {
     ::unlink((target.parent_path() / old_link).c_str());
@@ -250,7 +242,7 @@ void save_symlink_dangle(const fs::path& target, std::uint64_t generation, micro
   const fs::path temp = current.string() + ".next";
   write_new_file(temp, policy_text(generation));
   step(hook, "write_temp");
-  if (::unlink(current.c_str()) != 0) fail("cannot remove the link's target", current);
+  if (::unlink(current.c_str()) != 0) base::throw_errno("cannot remove the link's target", current);
   step(hook, "remove_target");
   hold(pause);
   rename_or_fail(temp, current, "cannot rename into place");

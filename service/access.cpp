@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstdint>
 
-#include "settings/errors.hpp"
+#include "base/system_error.hpp"
 
 namespace holdfast::service {
 
@@ -50,7 +50,7 @@ std::string new_token() {
   while (got < sizeof bytes) {
     const ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) settings::throw_errno("getrandom for the access token", "");
+    if (n < 0) base::throw_errno("getrandom for the access token", "");
     got += static_cast<std::size_t>(n);
   }
   static constexpr char kHex[] = "0123456789abcdef";

@@ -3,13 +3,13 @@
 #include <deque>
 #include <fstream>
 
+#include "base/system_error.hpp"
 #include "launcher/gatekeeper/check_cli.hpp"
 #include "launcher/run/launch_record.hpp"
 #include "launcher/run/run_cli.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "launcher/seccomp/rules.hpp"
 #include "service/answers.hpp"
-#include "settings/errors.hpp"
 
 namespace holdfast::service {
 
@@ -86,7 +86,7 @@ std::vector<json> last_launch_records(const std::filesystem::path& file, std::si
   skipped = 0;
   std::ifstream in(file);
   if (!in) {
-    if (std::filesystem::exists(file)) throw settings::SystemError("cannot read", file, errno);
+    if (std::filesystem::exists(file)) throw base::SystemError("cannot read", file, errno);
     return {};
   }
   std::deque<json> records;

@@ -12,13 +12,15 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
 #include "settings/errors.hpp"
 
 namespace holdfast::service {
 
 namespace fs = std::filesystem;
-using settings::SystemError;
-using settings::UniqueFd;
+using base::SystemError;
+using base::UniqueFd;
 using settings::UsageError;
 
 namespace {
@@ -41,11 +43,11 @@ sockaddr_un unix_address(const fs::path& path) {
 // The socket's directory: ours and 0700.
 void prepare_directory(const fs::path& directory) {
   if (mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
-    settings::throw_errno("cannot create the socket directory", directory);
+    base::throw_errno("cannot create the socket directory", directory);
   }
   struct stat st {};
   if (lstat(directory.c_str(), &st) != 0) {
-    settings::throw_errno("cannot inspect the socket directory", directory);
+    base::throw_errno("cannot inspect the socket directory", directory);
   }
   if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
     throw SystemError("refusing the socket directory", directory,
@@ -53,7 +55,7 @@ void prepare_directory(const fs::path& directory) {
                       "path with --socket");
   }
   if ((st.st_mode & 07777) != 0700 && chmod(directory.c_str(), 0700) != 0) {
-    settings::throw_errno("cannot make the socket directory private (0700)", directory);
+    base::throw_errno("cannot make the socket directory private (0700)", directory);
   }
 }
 
@@ -90,10 +92,10 @@ UniqueFd listen_unix(const fs::path& path) {
                         "another holdfast serve answers there; stop it first, or choose "
                         "another --socket");
     }
-    if (unlink(path.c_str()) != 0) settings::throw_errno("cannot remove the stale socket", path);
+    if (unlink(path.c_str()) != 0) base::throw_errno("cannot remove the stale socket", path);
   }
   UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) settings::throw_errno("cannot create a Unix socket for", path);
+  if (!fd.valid()) base::throw_errno("cannot create a Unix socket for", path);
   // Mode 0600 from the moment the name exists: no window in which another
   // user could connect.
   const mode_t old_mask = umask(0177);
@@ -102,9 +104,9 @@ UniqueFd listen_unix(const fs::path& path) {
   umask(old_mask);
   if (bound != 0) {
     errno = bind_errno;
-    settings::throw_errno("cannot bind the socket", path);
+    base::throw_errno("cannot bind the socket", path);
   }
-  if (listen(fd.get(), kBacklog) != 0) settings::throw_errno("cannot listen on", path);
+  if (listen(fd.get(), kBacklog) != 0) base::throw_errno("cannot listen on", path);
   return fd;
 }
 
@@ -162,14 +164,13 @@ UniqueFd listen_tcp(TcpAddress& address) {
     length = sizeof *v6;
   }
   UniqueFd fd(socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) settings::throw_errno("cannot create a TCP socket for", address.authority());
+  if (!fd.valid()) base::throw_errno("cannot create a TCP socket for", address.authority());
   const int on = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
   if (bind(fd.get(), reinterpret_cast<const sockaddr*>(&storage), length) != 0) {
-    settings::throw_errno("cannot bind", address.authority());
+    base::throw_errno("cannot bind", address.authority());
   }
-  if (listen(fd.get(), kBacklog) != 0)
-    settings::throw_errno("cannot listen on", address.authority());
+  if (listen(fd.get(), kBacklog) != 0) base::throw_errno("cannot listen on", address.authority());
   if (getsockname(fd.get(), reinterpret_cast<sockaddr*>(&storage), &length) == 0) {
     address.port = ntohs(family == AF_INET ? reinterpret_cast<sockaddr_in*>(&storage)->sin_port
                                            : reinterpret_cast<sockaddr_in6*>(&storage)->sin6_port);

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
 
 namespace holdfast::service {
 
@@ -22,7 +22,7 @@ std::filesystem::path default_socket_path();
 // behind by a service that is gone is replaced; one that still answers is
 // refused (another `holdfast serve` runs there). Throws SystemError /
 // UsageError saying what to do.
-settings::UniqueFd listen_unix(const std::filesystem::path& path);
+base::UniqueFd listen_unix(const std::filesystem::path& path);
 
 struct TcpAddress {
   std::string host;  // numeric: "127.0.0.1" or "::1" (without brackets)
@@ -39,11 +39,11 @@ TcpAddress parse_tcp_address(const std::string& text);
 bool is_loopback(const std::string& numeric_host);
 
 // Binds and listens; port 0 picks a free port, written back into `address`.
-settings::UniqueFd listen_tcp(TcpAddress& address);
+base::UniqueFd listen_tcp(TcpAddress& address);
 
 // The socket systemd passed (LISTEN_PID is us, LISTEN_FDS >= 1: fd 3), if
 // any; the variables are then unset so children do not see them.
-std::optional<settings::UniqueFd> socket_from_systemd();
+std::optional<base::UniqueFd> socket_from_systemd();
 
 // The address family of a bound socket (AF_UNIX, AF_INET, AF_INET6).
 int socket_family(int fd);

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <thread>
 
+#include "base/fd.hpp"
 #include "service/access.hpp"
 #include "service/answers.hpp"
 #include "service/events.hpp"
@@ -30,7 +31,7 @@ constexpr std::size_t kMaxBody = 4 << 20;
 
 // Where the service listens and how callers are judged there.
 struct Endpoint {
-  settings::UniqueFd fd;
+  base::UniqueFd fd;
   std::optional<fs::path> socket_path;  // ours to remove at the end
   std::optional<TcpAccess> tcp;         // over TCP: the token and the one Host
   std::string where;                    // for the "listening" line

@@ -10,8 +10,9 @@
 #include <random>
 #include <string>
 
-#include "settings/errors.hpp"
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
+#include "base/write_target.hpp"
 
 namespace holdfast::settings {
 
@@ -19,33 +20,26 @@ namespace fs = std::filesystem;
 
 std::string_view write_step_name(WriteStep step) {
   switch (step) {
-    case WriteStep::create_temp: return "create_temp";
-    case WriteStep::write_data: return "write_data";
-    case WriteStep::keep_mode: return "keep_mode";
-    case WriteStep::sync_file: return "sync_file";
-    case WriteStep::backup: return "backup";
-    case WriteStep::rename: return "rename";
-    case WriteStep::sync_dir: return "sync_dir";
+    case WriteStep::create_temp:
+      return "create_temp";
+    case WriteStep::write_data:
+      return "write_data";
+    case WriteStep::keep_mode:
+      return "keep_mode";
+    case WriteStep::sync_file:
+      return "sync_file";
+    case WriteStep::backup:
+      return "backup";
+    case WriteStep::rename:
+      return "rename";
+    case WriteStep::sync_dir:
+      return "sync_dir";
   }
   return "?";
 }
 
 std::string temp_name_prefix(const fs::path& target) {
   return "." + target.filename().string() + ".holdfast-tmp.";
-}
-
-fs::path resolve_write_target(const fs::path& target) {
-  std::error_code ec;
-  const auto status = fs::symlink_status(target, ec);
-  if (ec || !fs::is_symlink(status)) return target;
-  // Follow the whole chain; a dangling link is written at its target path.
-  fs::path resolved = target;
-  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(resolved, ec)); ++hops) {
-    const fs::path link = fs::read_symlink(resolved, ec);
-    if (ec) throw SystemError("cannot read symlink", resolved, ec.value());
-    resolved = link.is_absolute() ? link : resolved.parent_path() / link;
-  }
-  return resolved.lexically_normal();
 }
 
 namespace {
@@ -69,9 +63,8 @@ class TempFile {
 
 fs::path unique_temp_path(const fs::path& target) {
   thread_local std::mt19937_64 random{std::random_device{}()};
-  return target.parent_path() /
-         (temp_name_prefix(target) + std::to_string(::getpid()) + "." +
-          std::to_string(random() % 1000000000ULL));
+  return target.parent_path() / (temp_name_prefix(target) + std::to_string(::getpid()) + "." +
+                                 std::to_string(random() % 1000000000ULL));
 }
 
 // Runs after the rename: a failure here leaves the new file in place, and
@@ -81,12 +74,12 @@ void fsync_directory(const fs::path& directory, const fs::path& target) {
       "the new content of " + target.string() +
       " is in place, but may not survive a crash or power loss until the directory is synced. "
       "Check the disk (dmesg), then save again";
-  const UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const base::UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) {
-    throw SystemError("cannot open directory to sync it", directory, errno, consequence);
+    throw base::SystemError("cannot open directory to sync it", directory, errno, consequence);
   }
   if (::fsync(dir.get()) != 0) {
-    throw SystemError("cannot fsync directory", directory, errno, consequence);
+    throw base::SystemError("cannot fsync directory", directory, errno, consequence);
   }
 }
 
@@ -97,12 +90,12 @@ void link_backup(const fs::path& target, const fs::path& temp_dir_entry) {
   const fs::path staging = temp_dir_entry.string() + ".bak";
   if (::link(target.c_str(), staging.c_str()) != 0) {
     if (errno == ENOENT) return;  // nothing to back up yet
-    throw_errno("cannot hard-link backup of", target);
+    base::throw_errno("cannot hard-link backup of", target);
   }
   if (::rename(staging.c_str(), backup.c_str()) != 0) {
     const int saved = errno;
     ::unlink(staging.c_str());
-    throw SystemError("cannot rename backup into place at", backup, saved);
+    throw base::SystemError("cannot rename backup into place at", backup, saved);
   }
 }
 
@@ -110,55 +103,55 @@ void link_backup(const fs::path& target, const fs::path& temp_dir_entry) {
 
 void write_file_atomically(const fs::path& requested_target, std::string_view bytes,
                            const WriteOptions& options) {
-  const fs::path target = resolve_write_target(requested_target);
+  const fs::path target = base::resolve_write_target(requested_target);
   const fs::path directory = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   const auto step_done = [&](WriteStep step) {
     if (options.after_step) options.after_step(step);
   };
 
   TempFile temp(unique_temp_path(target));
-  UniqueFd fd(::open(temp.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                     0600));
+  base::UniqueFd fd(
+      ::open(temp.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.valid()) {
-    throw SystemError("cannot create temp file in " + directory.string() + " to save",
-                      target, errno);
+    throw base::SystemError("cannot create temp file in " + directory.string() + " to save", target,
+                            errno);
   }
   step_done(WriteStep::create_temp);
 
-  write_all(fd.get(), bytes, temp.path());
+  base::write_all(fd.get(), bytes, temp.path());
   step_done(WriteStep::write_data);
 
   struct stat existing {};
   if (::stat(target.c_str(), &existing) == 0) {
     if (::fchmod(fd.get(), existing.st_mode & 07777) != 0) {
-      throw_errno("cannot copy the mode of the existing file to", temp.path());
+      base::throw_errno("cannot copy the mode of the existing file to", temp.path());
     }
     struct stat ours {};
-    if (::fstat(fd.get(), &ours) != 0) throw_errno("cannot stat", temp.path());
+    if (::fstat(fd.get(), &ours) != 0) base::throw_errno("cannot stat", temp.path());
     if ((ours.st_uid != existing.st_uid || ours.st_gid != existing.st_gid) &&
         ::fchown(fd.get(), existing.st_uid, existing.st_gid) != 0) {
-      throw SystemError("cannot keep the owner " + std::to_string(existing.st_uid) + ":" +
-                            std::to_string(existing.st_gid) + " of",
-                        target, errno);
+      throw base::SystemError("cannot keep the owner " + std::to_string(existing.st_uid) + ":" +
+                                  std::to_string(existing.st_gid) + " of",
+                              target, errno);
     }
   } else if (errno == ENOENT) {
     if (::fchmod(fd.get(), options.new_file_mode) != 0) {
-      throw_errno("cannot set the mode of", temp.path());
+      base::throw_errno("cannot set the mode of", temp.path());
     }
   } else {
-    throw_errno("cannot stat", target);
+    base::throw_errno("cannot stat", target);
   }
   step_done(WriteStep::keep_mode);
 
-  if (options.durable && ::fsync(fd.get()) != 0) throw_errno("cannot fsync", temp.path());
+  if (options.durable && ::fsync(fd.get()) != 0) base::throw_errno("cannot fsync", temp.path());
   step_done(WriteStep::sync_file);
-  if (::close(fd.release()) != 0) throw_errno("cannot close", temp.path());
+  if (::close(fd.release()) != 0) base::throw_errno("cannot close", temp.path());
 
   if (options.keep_backup) link_backup(target, temp.path());
   step_done(WriteStep::backup);
 
   if (::rename(temp.path().c_str(), target.c_str()) != 0) {
-    throw SystemError("cannot rename the temp file over", target, errno);
+    throw base::SystemError("cannot rename the temp file over", target, errno);
   }
   temp.commit();
   step_done(WriteStep::rename);
@@ -168,7 +161,7 @@ void write_file_atomically(const fs::path& requested_target, std::string_view by
 }
 
 int sweep_stale_temps(const fs::path& requested_target, bool all) {
-  const fs::path target = resolve_write_target(requested_target);
+  const fs::path target = base::resolve_write_target(requested_target);
   const fs::path directory = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   const std::string prefix = temp_name_prefix(target);
   DIR* dir = ::opendir(directory.c_str());

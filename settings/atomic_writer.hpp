@@ -39,9 +39,9 @@ enum class WriteStep { create_temp, write_data, keep_mode, sync_file, backup, re
 std::string_view write_step_name(WriteStep step);
 
 struct WriteOptions {
-  bool durable = true;         // fsync file and directory (off only for benchmarks)
-  bool keep_backup = false;    // hard-link the previous file to NAME.bak
-  mode_t new_file_mode = 0644; // mode of a file that did not exist yet
+  bool durable = true;          // fsync file and directory (off only for benchmarks)
+  bool keep_backup = false;     // hard-link the previous file to NAME.bak
+  mode_t new_file_mode = 0644;  // mode of a file that did not exist yet
   // Called after each completed step; tests use it to kill the writer at a
   // chosen point.
   std::function<void(WriteStep)> after_step;
@@ -61,8 +61,5 @@ std::string temp_name_prefix(const std::filesystem::path& target);
 // is gone). With `all`, removes every temp (the caller holds the scope's
 // lock, so no live writer can own one). Returns how many were removed.
 int sweep_stale_temps(const std::filesystem::path& target, bool all);
-
-// Where a write to `target` really lands (the symlink resolved, if any).
-std::filesystem::path resolve_write_target(const std::filesystem::path& target);
 
 }  // namespace holdfast::settings

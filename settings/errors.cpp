@@ -1,7 +1,5 @@
 #include "settings/errors.hpp"
 
-#include <cstring>
-
 namespace holdfast::settings {
 
 std::string Diagnostic::to_string() const {
@@ -21,21 +19,6 @@ bool has_errors(const std::vector<Diagnostic>& diagnostics) {
   }
   return false;
 }
-
-SystemError::SystemError(std::string operation, std::filesystem::path path, int error_number,
-                         const std::string& consequence)
-    : std::runtime_error(operation + " " + path.string() + ": " + std::strerror(error_number) +
-                         (consequence.empty() ? "" : "; " + consequence)),
-      operation_(std::move(operation)),
-      path_(std::move(path)),
-      error_number_(error_number) {}
-
-SystemError::SystemError(std::string operation, std::filesystem::path path,
-                         const std::string& reason)
-    : std::runtime_error(operation + " " + path.string() + ": " + reason),
-      operation_(std::move(operation)),
-      path_(std::move(path)),
-      error_number_(0) {}
 
 static std::string join_diagnostics(const std::vector<Diagnostic>& diagnostics) {
   std::string out;
@@ -58,9 +41,5 @@ RevisionConflict::RevisionConflict(std::filesystem::path path, std::uint64_t exp
                          "; someone else saved in between. Read it again and retry."),
       expected_(expected),
       actual_(actual) {}
-
-void throw_errno(const std::string& operation, const std::filesystem::path& path) {
-  throw SystemError(operation, path, errno);
-}
 
 }  // namespace holdfast::settings

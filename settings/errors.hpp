@@ -1,5 +1,6 @@
 // Structured errors for the settings library. Every error carries what a
-// person needs to act on it: the file, the location, the system error.
+// person needs to act on it: the file, the location. A failed system call
+// is a base::SystemError (base/system_error.hpp).
 #pragma once
 
 #include <cerrno>
@@ -33,26 +34,6 @@ struct Diagnostic {
 
 bool has_errors(const std::vector<Diagnostic>& diagnostics);
 
-// A system call failed. Names the operation, the path and errno:
-// "OPERATION PATH: strerror(errno)[; CONSEQUENCE]". `consequence` says what
-// the failure means for the person (what state things are in, what to do).
-// A failure with no system error behind it (a FIFO where a file should be)
-// has error_number() 0 and says what was wrong in `reason` instead.
-class SystemError : public std::runtime_error {
- public:
-  SystemError(std::string operation, std::filesystem::path path, int error_number,
-              const std::string& consequence = {});
-  SystemError(std::string operation, std::filesystem::path path, const std::string& reason);
-  const std::string& operation() const { return operation_; }
-  const std::filesystem::path& path() const { return path_; }
-  int error_number() const { return error_number_; }
-
- private:
-  std::string operation_;
-  std::filesystem::path path_;
-  int error_number_;
-};
-
 // A settings file is malformed, truncated, empty or of the wrong shape. The
 // file is never rewritten or reset; the person has to fix it.
 class InvalidSettings : public std::runtime_error {
@@ -81,8 +62,5 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// Throws SystemError for the current errno.
-[[noreturn]] void throw_errno(const std::string& operation, const std::filesystem::path& path);
 
 }  // namespace holdfast::settings

@@ -6,8 +6,9 @@
 #include <boost/interprocess/exceptions.hpp>
 #include <map>
 
+#include "base/system_error.hpp"
+#include "base/write_target.hpp"
 #include "settings/atomic_writer.hpp"
-#include "settings/errors.hpp"
 
 namespace holdfast::settings {
 
@@ -26,20 +27,20 @@ boost::interprocess::file_lock open_lock_file(const std::filesystem::path& lock_
   // Create it if needed. Boost's file_lock opens it again by name; this fd
   // is closed before the lock is taken, so it cannot drop the fcntl lock.
   const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) throw_errno("cannot create lock file", lock_path);
+  if (fd < 0) base::throw_errno("cannot create lock file", lock_path);
   ::close(fd);
   try {
     return boost::interprocess::file_lock(lock_path.c_str());
   } catch (const boost::interprocess::interprocess_exception& e) {
-    throw SystemError(std::string("cannot open lock file (") + e.what() + ")", lock_path,
-                      e.get_native_error());
+    throw base::SystemError(std::string("cannot open lock file (") + e.what() + ")", lock_path,
+                            e.get_native_error());
   }
 }
 
 }  // namespace
 
 std::filesystem::path ScopeLock::lock_path_for(const std::filesystem::path& settings_file) {
-  const auto target = resolve_write_target(settings_file);
+  const auto target = base::resolve_write_target(settings_file);
   return target.string() + ".lock";
 }
 
@@ -51,10 +52,10 @@ ScopeLock::ScopeLock(const std::filesystem::path& settings_file)
   } catch (const boost::interprocess::interprocess_exception& e) {
     // Boost's message is strerror alone ("No locks available"), which names
     // no file.
-    throw SystemError("cannot lock", lock_path_for(settings_file), e.get_native_error(),
-                      "this lock serializes saves of " + settings_file.string() +
-                          ", so nothing was saved; the lock file's file system must support "
-                          "POSIX (fcntl) locks");
+    throw base::SystemError("cannot lock", lock_path_for(settings_file), e.get_native_error(),
+                            "this lock serializes saves of " + settings_file.string() +
+                                ", so nothing was saved; the lock file's file system must support "
+                                "POSIX (fcntl) locks");
   }
 }
 

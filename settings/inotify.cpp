@@ -5,17 +5,18 @@
 
 #include <cerrno>
 
-#include "settings/errors.hpp"
+#include "base/system_error.hpp"
 
 namespace holdfast::settings {
 
 Inotify::Inotify() : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
-  if (!fd_.valid()) throw_errno("cannot create an inotify instance for", "settings directories");
+  if (!fd_.valid())
+    base::throw_errno("cannot create an inotify instance for", "settings directories");
 }
 
 int Inotify::watch(const std::filesystem::path& directory, std::uint32_t mask) {
   const int wd = ::inotify_add_watch(fd_.get(), directory.c_str(), mask | IN_ONLYDIR);
-  if (wd < 0) throw_errno("cannot watch directory", directory);
+  if (wd < 0) base::throw_errno("cannot watch directory", directory);
   return wd;
 }
 
@@ -23,7 +24,7 @@ int Inotify::try_watch(const std::filesystem::path& directory, std::uint32_t mas
   const int wd = ::inotify_add_watch(fd_.get(), directory.c_str(), mask | IN_ONLYDIR);
   if (wd >= 0) return wd;
   if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) return -1;
-  throw_errno("cannot watch directory", directory);
+  base::throw_errno("cannot watch directory", directory);
 }
 
 void Inotify::remove(int watch) { ::inotify_rm_watch(fd_.get(), watch); }
@@ -33,7 +34,7 @@ std::vector<DirectoryEvent> Inotify::wait(std::chrono::milliseconds timeout) {
   for (;;) {
     const int ready = ::poll(&pfd, 1, static_cast<int>(timeout.count()));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) throw_errno("cannot poll inotify for", "settings directories");
+    if (ready < 0) base::throw_errno("cannot poll inotify for", "settings directories");
     if (ready == 0) return {};
     return read_events();
   }
@@ -47,7 +48,7 @@ std::vector<DirectoryEvent> Inotify::read_events() {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) return events;
-      throw_errno("cannot read inotify events for", "settings directories");
+      base::throw_errno("cannot read inotify events for", "settings directories");
     }
     for (ssize_t offset = 0; offset < n;) {
       const auto* event = reinterpret_cast<const inotify_event*>(buffer + offset);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
 
 namespace holdfast::settings {
 
@@ -44,7 +44,7 @@ class Inotify {
 
  private:
   std::vector<DirectoryEvent> read_events();
-  UniqueFd fd_;
+  base::UniqueFd fd_;
 };
 
 }  // namespace holdfast::settings

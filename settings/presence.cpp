@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "base/fd.hpp"
+#include "base/sha256.hpp"
+#include "base/system_error.hpp"
 #include "settings/atomic_writer.hpp"
-#include "settings/errors.hpp"
-#include "settings/fd.hpp"
-#include "settings/sha256.hpp"
 
 namespace holdfast::settings {
 
@@ -38,10 +38,10 @@ std::string utc_now() {
 // Creates `directory` and its parents, owner-only for the ones made here.
 void make_private_directories(const fs::path& directory) {
   if (::mkdir(directory.c_str(), 0700) == 0 || errno == EEXIST) return;
-  if (errno != ENOENT) throw_errno("cannot create holdfast's state directory", directory);
+  if (errno != ENOENT) base::throw_errno("cannot create holdfast's state directory", directory);
   make_private_directories(directory.parent_path());
   if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
-    throw_errno("cannot create holdfast's state directory", directory);
+    base::throw_errno("cannot create holdfast's state directory", directory);
   }
 }
 
@@ -51,7 +51,7 @@ PresenceMemory::PresenceMemory(fs::path state_dir)
     : directory_(state_dir.empty() ? fs::path() : state_dir / "presence") {}
 
 fs::path PresenceMemory::record_path(const fs::path& scope_file) const {
-  return directory_ / (sha256_hex(key_of(scope_file)) + ".json");
+  return directory_ / (base::sha256_hex(key_of(scope_file)) + ".json");
 }
 
 bool PresenceMemory::remembers(const fs::path& scope_file) const {
@@ -62,10 +62,12 @@ bool PresenceMemory::remembers(const fs::path& scope_file) const {
 
 std::optional<std::string> PresenceMemory::first_seen(const fs::path& scope_file) const {
   if (!enabled()) return std::nullopt;
-  const UniqueFd fd(::open(record_path(scope_file).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  const base::UniqueFd fd(
+      ::open(record_path(scope_file).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   if (!fd.valid()) return std::nullopt;
-  const auto record = nlohmann::json::parse(read_all(fd.get(), record_path(scope_file)), nullptr,
-                                            /*allow_exceptions=*/false);
+  const auto record =
+      nlohmann::json::parse(base::read_all(fd.get(), record_path(scope_file)), nullptr,
+                            /*allow_exceptions=*/false);
   if (!record.is_object() || !record.contains("firstSeen") || !record["firstSeen"].is_string()) {
     return std::string("an unknown time");
   }
@@ -86,12 +88,12 @@ bool PresenceMemory::forget(const fs::path& scope_file) const {
   const fs::path record = record_path(scope_file);
   if (::unlink(record.c_str()) != 0) {
     if (errno == ENOENT) return false;
-    throw_errno("cannot remove the presence record", record);
+    base::throw_errno("cannot remove the presence record", record);
   }
   // The removal itself must survive a crash, like every other record change.
-  const UniqueFd dir(::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const base::UniqueFd dir(::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid() || ::fsync(dir.get()) != 0) {
-    throw_errno("removed the presence record but cannot sync its directory", directory_);
+    base::throw_errno("removed the presence record but cannot sync its directory", directory_);
   }
   return true;
 }

@@ -4,9 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
+#include "base/sha256.hpp"
+#include "base/system_error.hpp"
 #include "settings/schema.hpp"
-#include "settings/sha256.hpp"
 
 namespace holdfast::settings {
 
@@ -39,27 +40,27 @@ ScopeFile detail::read_scope_file_once(Scope scope, const std::filesystem::path&
   const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (raw < 0) {
     if (errno == ENOENT) return file;
-    throw_errno("cannot open settings file", path);
+    base::throw_errno("cannot open settings file", path);
   }
-  const UniqueFd fd(raw);
+  const base::UniqueFd fd(raw);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw_errno("cannot stat settings file", path);
+  if (::fstat(fd.get(), &st) != 0) base::throw_errno("cannot stat settings file", path);
   if (!S_ISREG(st.st_mode)) {
-    throw SystemError("cannot read settings file", path,
-                      "it is " + file_kind(st.st_mode) +
-                          ", not a regular file; a settings file must be a regular file "
-                          "(replace it with one, or remove it)");
+    throw base::SystemError("cannot read settings file", path,
+                            "it is " + file_kind(st.st_mode) +
+                                ", not a regular file; a settings file must be a regular file "
+                                "(replace it with one, or remove it)");
   }
   file.exists = true;
   // One byte past the limit is enough to know the file is too large.
-  file.bytes = read_all(fd.get(), path, kMaxSettingsFileBytes + 1);
+  file.bytes = base::read_all(fd.get(), path, kMaxSettingsFileBytes + 1);
   file.identity.device = st.st_dev;
   file.identity.inode = st.st_ino;
   file.identity.size = st.st_size;
   file.identity.mtime = st.st_mtim;
   file.identity.owner = st.st_uid;
   file.identity.mode = st.st_mode;
-  file.identity.sha256 = sha256_hex(file.bytes);
+  file.identity.sha256 = base::sha256_hex(file.bytes);
   interpret_scope_bytes(file);
   return file;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/system_error.hpp"
 #include "settings/errors.hpp"
 #include "settings/jsonc.hpp"
 #include "settings/scopes.hpp"
@@ -35,12 +36,12 @@ struct ScopeFile {
   Scope scope = Scope::user;
   std::filesystem::path path;
   bool exists = false;
-  FileIdentity identity;          // meaningful when exists
-  std::string bytes;              // exactly what was read
-  nlohmann::json document;        // the parsed object; {} when the file is absent
-  LocationIndex locations;        // where each value starts in the file
+  FileIdentity identity;                // meaningful when exists
+  std::string bytes;                    // exactly what was read
+  nlohmann::json document;              // the parsed object; {} when the file is absent
+  LocationIndex locations;              // where each value starts in the file
   std::vector<Diagnostic> diagnostics;  // parse and schema findings
-  std::uint64_t revision = 0;     // "$revision", 0 when absent
+  std::uint64_t revision = 0;           // "$revision", 0 when absent
 
   bool valid() const { return !has_errors(diagnostics); }
 };

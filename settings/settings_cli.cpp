@@ -7,6 +7,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "base/system_error.hpp"
 #include "settings/schema.hpp"
 #include "settings/store.hpp"
 #include "settings/watcher.hpp"
@@ -342,7 +343,7 @@ int run_settings_command(const std::function<int()>& body) {
   } catch (const UsageError& e) {
     std::cerr << "holdfast: " << e.what() << "\n";
     return exit_usage;
-  } catch (const SystemError& e) {
+  } catch (const base::SystemError& e) {
     std::cerr << "holdfast: " << e.what() << "\n";
     return exit_error;
   } catch (const std::exception& e) {

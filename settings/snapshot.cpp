@@ -8,12 +8,14 @@
 #include <optional>
 #include <set>
 
+#include "base/fd.hpp"
+#include "base/sha256.hpp"
+#include "base/system_error.hpp"
+#include "base/write_target.hpp"
 #include "settings/atomic_writer.hpp"
-#include "settings/fd.hpp"
 #include "settings/inotify.hpp"
 #include "settings/key_path.hpp"
 #include "settings/presence.hpp"
-#include "settings/sha256.hpp"
 #include "settings/strict_modes.hpp"
 
 namespace holdfast::settings {
@@ -126,8 +128,8 @@ ScopeFile read_once(Scope scope, const fs::path& path) {
 // events show the new link).
 fs::path current_target(const fs::path& path) {
   try {
-    return resolve_write_target(path);
-  } catch (const SystemError&) {
+    return base::resolve_write_target(path);
+  } catch (const base::SystemError&) {
     return path;
   }
 }
@@ -252,7 +254,7 @@ ScopeFile read_settled(Scope scope, const fs::path& path, const SnapshotOptions&
       // window, watched, before calling the file absent.
       return settle_missing_directory(scope, path, options, settling);
     }
-    throw_errno("cannot watch the directory of", path);
+    base::throw_errno("cannot watch the directory of", path);
   }
   // From here on nothing can change in the directory without an event, so
   // reading again closes the window between the first read and the watch.
@@ -316,14 +318,14 @@ ScopeFile read_settled(Scope scope, const fs::path& path, const SnapshotOptions&
 // bytes. Only the bytes are read (no parse: what they mean was settled
 // already). A file that cannot be read now counts as changed.
 bool same_content(const ScopeFile& file) {
-  const UniqueFd fd(::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  const base::UniqueFd fd(::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) return errno == ENOENT && !file.exists;
   if (!file.exists) return false;
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   if (st.st_size != static_cast<off_t>(file.bytes.size())) return false;
   try {
-    return read_all(fd.get(), file.path) == file.bytes;
+    return base::read_all(fd.get(), file.path) == file.bytes;
   } catch (const std::exception&) {
     return false;
   }
@@ -381,7 +383,7 @@ std::string snapshot_digest(const Effective& effective, const std::vector<ScopeF
     basis["scopes"].push_back({std::string(scope_name(file.scope)), file.exists,
                                file.exists ? file.identity.sha256 : std::string()});
   }
-  return sha256_hex(basis.dump());
+  return base::sha256_hex(basis.dump());
 }
 
 // Throws UnsafeSettingsFile for an operator file that others could write.

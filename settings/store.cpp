@@ -6,7 +6,9 @@
 
 #include <system_error>
 
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
+#include "base/write_target.hpp"
 #include "settings/file_lock.hpp"
 #include "settings/presence.hpp"
 #include "settings/schema.hpp"
@@ -56,8 +58,9 @@ SaveResult Store::update(Scope scope, const std::function<void(nlohmann::json&)>
                          const Expectation& expected) {
   const std::filesystem::path path = file(scope);
   std::error_code ec;
-  std::filesystem::create_directories(resolve_write_target(path).parent_path(), ec);
-  if (ec) throw SystemError("cannot create settings directory", path.parent_path(), ec.value());
+  std::filesystem::create_directories(base::resolve_write_target(path).parent_path(), ec);
+  if (ec)
+    throw base::SystemError("cannot create settings directory", path.parent_path(), ec.value());
 
   const ScopeLock lock(path);
   // Settled like every read: a file that another program is in the middle
@@ -163,16 +166,16 @@ bool Store::forget(Scope scope, bool remove_file) {
                        "and forget it in one step, add --remove");
     }
     const ScopeLock lock(path);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) throw_errno("cannot remove", path);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) base::throw_errno("cannot remove", path);
     // The removal must be durable before the memory of the file goes:
     // after a crash the file is either back (and remembered) or gone.
     const std::filesystem::path directory = path.parent_path();
-    const UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    const base::UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!dir.valid() || ::fsync(dir.get()) != 0) {
-      throw_errno("removed the file but cannot sync its directory", directory);
+      base::throw_errno("removed the file but cannot sync its directory", directory);
     }
   } else if (errno != ENOENT) {
-    throw_errno("cannot check", path);
+    base::throw_errno("cannot check", path);
   }
   return memory.forget(path);
 }

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "base/write_target.hpp"
 #include "settings/atomic_writer.hpp"
 
 namespace holdfast::settings {
@@ -46,7 +47,7 @@ std::optional<UnsafeSettingsFile> check_strict_modes(const std::filesystem::path
                                                      mode_t mode, uid_t invoking_uid) {
   std::filesystem::path target;
   try {
-    target = resolve_write_target(file);
+    target = base::resolve_write_target(file);
   } catch (const std::exception& e) {
     return UnsafeSettingsFile(file, file, std::string("cannot follow its symlink: ") + e.what(),
                               /*vanished=*/true);

@@ -7,6 +7,8 @@
 #include <set>
 #include <thread>
 
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
 #include "settings/inotify.hpp"
 #include "settings/key_path.hpp"
 
@@ -66,7 +68,7 @@ struct Watcher::State {
   OnChange on_change;
   OnError on_error;
   Inotify inotify;
-  UniqueFd stop_event{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
+  base::UniqueFd stop_event{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
   std::optional<Snapshot> last;
   std::thread thread;
 
@@ -120,7 +122,7 @@ struct Watcher::State {
 
 Watcher::Watcher(ScopePaths paths, SnapshotOptions options, OnChange on_change, OnError on_error)
     : state_(std::make_unique<State>()) {
-  if (!state_->stop_event.valid()) throw_errno("cannot create an eventfd for", "the watcher");
+  if (!state_->stop_event.valid()) base::throw_errno("cannot create an eventfd for", "the watcher");
   state_->paths = std::move(paths);
   state_->options = std::move(options);
   state_->on_change = std::move(on_change);

@@ -6,7 +6,6 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,12 +13,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/fd.hpp"
+#include "base/process.hpp"
+#include "base/system_error.hpp"
 #include "launcher/run/launch.hpp"
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/seccomp/filter.hpp"
 #include "launcher/seccomp/program.hpp"
-#include "settings/errors.hpp"
-#include "settings/fd.hpp"
 #include "settings/presence.hpp"
 #include "settings/snapshot.hpp"
 #include "settings/strict_modes.hpp"
@@ -28,40 +28,16 @@ namespace holdfast::doctor {
 
 namespace {
 
-struct ProcessResult {
-  int status = -1;     // raw wait status; -1 when it could not start
-  std::string output;  // stdout and stderr together
-};
-
-// Runs `argv` with stdout+stderr captured.
-ProcessResult run_process(const std::vector<std::string>& argv) {
-  ProcessResult result;
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return result;
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    return result;
+// Runs `argv` with stdout and stderr captured together. A program that
+// cannot be started counts as failed, with the reason as its output.
+base::Captured run_process(const std::vector<std::string>& argv) {
+  try {
+    return base::run_captured({argv, std::nullopt, {}, {}}, base::Stderr::into_stdout);
+  } catch (const base::SystemError& e) {
+    base::Captured failed;
+    failed.out = e.what();
+    return failed;
   }
-  if (pid == 0) {
-    ::dup2(pipe_fds[1], 1);
-    ::dup2(pipe_fds[1], 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(pipe_fds[1]);
-  char buffer[4096];
-  ssize_t n = 0;
-  while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) {
-    result.output.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(pipe_fds[0]);
-  ::waitpid(pid, &result.status, 0);
-  return result;
 }
 
 std::string first_line(const std::string& text) {
@@ -109,8 +85,8 @@ Finding check_bubblewrap(const std::string& bwrap_path) {
     f.advice = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)";
     return f;
   }
-  const ProcessResult r = run_process({bwrap_path, "--version"});
-  const std::string line = first_line(r.output);  // "bubblewrap 0.8.0"
+  const base::Captured r = run_process({bwrap_path, "--version"});
+  const std::string line = first_line(r.out);  // "bubblewrap 0.8.0"
   const auto space = line.rfind(' ');
   const auto version = parse_version(space == std::string::npos ? "" : line.substr(space + 1));
   if (r.status != 0 || version.empty()) {
@@ -120,7 +96,7 @@ Finding check_bubblewrap(const std::string& bwrap_path) {
     return f;
   }
   f.summary = bwrap_path + ": " + line;
-  const auto missing = missing_bubblewrap_options(run_process({bwrap_path, "--help"}).output);
+  const auto missing = missing_bubblewrap_options(run_process({bwrap_path, "--help"}).out);
   if (!missing.empty()) {
     std::string names;
     for (const auto& option : missing) names += (names.empty() ? "" : ", ") + option;
@@ -173,7 +149,7 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
   // same snapshot, policy, admission, descriptor binds, start gate and
   // seccomp program; only no launch record. bubblewrap's messages are kept
   // to be shown here.
-  const settings::UniqueFd output(::memfd_create("holdfast-doctor-trial", MFD_CLOEXEC));
+  const base::UniqueFd output(::memfd_create("holdfast-doctor-trial", MFD_CLOEXEC));
   if (!output.valid()) {
     f.verdict = Verdict::fatal;
     f.summary =
@@ -205,8 +181,8 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
     std::string said;
     if (::lseek(output.get(), 0, SEEK_SET) == 0) {
       try {
-        said = settings::read_all(output.get(), "the trial's output");
-      } catch (const settings::SystemError&) {
+        said = base::read_all(output.get(), "the trial's output");
+      } catch (const base::SystemError&) {
         // the summary goes without bwrap's words
       }
     }

@@ -9,8 +9,9 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
 #include "launcher/sandbox/refusal.hpp"
-#include "settings/errors.hpp"
 
 namespace holdfast::launcher {
 
@@ -25,23 +26,23 @@ namespace {
 
 }  // namespace
 
-settings::UniqueFd open_bind_source(const std::string& path, const sandbox::FileId& expected) {
+base::UniqueFd open_bind_source(const std::string& path, const sandbox::FileId& expected) {
   open_how how{};
   how.flags = O_PATH | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  settings::UniqueFd fd(
+  base::UniqueFd fd(
       static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how)));
   if (!fd.valid()) {
     if (errno == ELOOP) refuse_changed(path, "a symlink now lies on the path");
     if (errno == ENOENT || errno == ENOTDIR) refuse_changed(path, "the path is gone");
     if (errno == ENOSYS) {
-      throw settings::SystemError(
+      throw base::SystemError(
           "cannot open without following symlinks (openat2 needs Linux 5.6 or later)", path, errno);
     }
-    settings::throw_errno("cannot open the bind source", path);
+    base::throw_errno("cannot open the bind source", path);
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) settings::throw_errno("cannot stat the bind source", path);
+  if (::fstat(fd.get(), &st) != 0) base::throw_errno("cannot stat the bind source", path);
   if (st.st_dev != expected.device || st.st_ino != expected.inode) {
     refuse_changed(path, "another file now has this name");
   }

@@ -14,21 +14,21 @@
 #include <string>
 #include <vector>
 
+#include "base/fd.hpp"
 #include "launcher/sandbox/host_facts.hpp"
-#include "settings/fd.hpp"
 
 namespace holdfast::launcher {
 
 struct BindSources {
-  std::vector<settings::UniqueFd> fds;  // close-on-exec; the launch lets bwrap inherit them
-  std::map<std::string, int> by_path;   // for BuildOptions::bind_fds
+  std::vector<base::UniqueFd> fds;     // close-on-exec; the launch lets bwrap inherit them
+  std::map<std::string, int> by_path;  // for BuildOptions::bind_fds
 };
 
 // Opens `path` (absolute, canonical) as above. Throws sandbox::Refused
 // ("path-changed-during-launch") when the path now crosses a symlink, is
-// gone, or is another file than `expected`; settings::SystemError for
+// gone, or is another file than `expected`; base::SystemError for
 // other errors.
-settings::UniqueFd open_bind_source(const std::string& path, const sandbox::FileId& expected);
+base::UniqueFd open_bind_source(const std::string& path, const sandbox::FileId& expected);
 
 // open_bind_source for each path, with the identity the facts recorded.
 // Throws std::logic_error for a path the facts never met.

@@ -4,11 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
 #include "launcher/run/launch_record.hpp"
 #include "launcher/run/mount_check.hpp"
 #include "launcher/run/mount_points.hpp"
 #include "launcher/sandbox/refusal.hpp"
-#include "settings/errors.hpp"
 
 namespace holdfast::launcher {
 
@@ -21,8 +22,8 @@ namespace {
 // report is written through this descriptor. A symlink there already
 // (O_NOFOLLOW), anything but a regular file, or a file with other names
 // (hard links) is refused.
-settings::UniqueFd open_report(const fs::path& file) {
-  settings::UniqueFd fd(
+base::UniqueFd open_report(const fs::path& file) {
+  base::UniqueFd fd(
       ::open(file.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666));
   if (!fd.valid()) {
     if (errno == ELOOP) {
@@ -31,10 +32,10 @@ settings::UniqueFd open_report(const fs::path& file) {
                                  "it opens without following links. Remove it or choose another "
                                  "path");
     }
-    settings::throw_errno("cannot open the report file", file);
+    base::throw_errno("cannot open the report file", file);
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) settings::throw_errno("cannot stat the report file", file);
+  if (::fstat(fd.get(), &st) != 0) base::throw_errno("cannot stat the report file", file);
   if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
     throw settings::UsageError(
         "the report file " + file.string() + " is " +
@@ -45,11 +46,11 @@ settings::UniqueFd open_report(const fs::path& file) {
   return fd;
 }
 
-void write_report(const settings::UniqueFd& fd, const fs::path& file, const LaunchResult& result) {
-  if (::ftruncate(fd.get(), 0) != 0) settings::throw_errno("cannot truncate the report file", file);
-  settings::write_all(fd.get(),
-                      launch_report(result.plan, result.outcome, result.exit_status).dump(2) + "\n",
-                      file);
+void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchResult& result) {
+  if (::ftruncate(fd.get(), 0) != 0) base::throw_errno("cannot truncate the report file", file);
+  base::write_all(fd.get(),
+                  launch_report(result.plan, result.outcome, result.exit_status).dump(2) + "\n",
+                  file);
 }
 
 }  // namespace
@@ -98,7 +99,7 @@ LaunchResult launch(const LaunchOptions& options) {
   if (options.state_dir) {
     try {
       mount_points.emplace(*options.state_dir);
-    } catch (const settings::SystemError&) {
+    } catch (const base::SystemError&) {
       // No lock, no cleanup: the mount points stay behind, empty.
     }
   }
@@ -129,19 +130,19 @@ LaunchResult launch(const LaunchOptions& options) {
                   if (!result.sandbox_mismatch.empty()) return false;
                   try {
                     plan.gate->open();
-                  } catch (const settings::SystemError& e) {
+                  } catch (const base::SystemError& e) {
                     result.sandbox_mismatch = e.what();
                     return false;
                   }
                   return true;
                 }};
 
-  settings::UniqueFd report;
+  base::UniqueFd report;
   if (options.report) report = open_report(*options.report);
   if (mount_points) {
     try {
       mount_points->record(plan.mounts.created_on_host);
-    } catch (const settings::SystemError&) {
+    } catch (const base::SystemError&) {
       // Unrecorded mount points stay behind, empty; nothing is weakened.
     }
   }

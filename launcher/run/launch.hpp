@@ -64,7 +64,7 @@ LaunchRequest plan_request(const LaunchOptions& options, bool will_run);
 
 // Starts the command and waits for it. Throws what plan_launch throws,
 // sandbox::Refused (require_sandbox, limits that cannot be enforced),
-// settings::UsageError (an unusable report path) and settings::SystemError
+// settings::UsageError (an unusable report path) and base::SystemError
 // (bubblewrap could not be started); each says what was wrong.
 LaunchResult launch(const LaunchOptions& options);
 

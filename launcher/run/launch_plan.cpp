@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "base/system_error.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
-#include "settings/errors.hpp"
 
 namespace holdfast::launcher {
 
@@ -95,7 +95,7 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   if (plan.mounts.needs_empty_file) {
     plan.empty_file_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (!plan.empty_file_fd.valid()) {
-      throw settings::SystemError("cannot open", "/dev/null", errno);
+      throw base::SystemError("cannot open", "/dev/null", errno);
     }
   }
   plan.timings.policy = since(start);

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "base/fd.hpp"
 #include "launcher/run/bind_sources.hpp"
 #include "launcher/run/start_gate.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "launcher/seccomp/rules.hpp"
-#include "settings/fd.hpp"
 #include "settings/snapshot.hpp"
 
 namespace holdfast::launcher {
@@ -51,11 +51,11 @@ struct LaunchPlan {
   sandbox::Policy policy;
   sandbox::HostFacts facts;
   seccomp::FilterOptions filter;
-  std::vector<std::string> argv;     // argv[0] is bwrap
-  settings::UniqueFd seccomp_fd;     // the BPF program, for --seccomp (not when will_run)
-  std::optional<StartGate> gate;     // the BPF program, for --seccomp (when will_run)
-  bool seccomp_baked = false;        // the program was compiled at build time
-  settings::UniqueFd empty_file_fd;  // data of denied files, when the policy has any
+  std::vector<std::string> argv;  // argv[0] is bwrap
+  base::UniqueFd seccomp_fd;      // the BPF program, for --seccomp (not when will_run)
+  std::optional<StartGate> gate;  // the BPF program, for --seccomp (when will_run)
+  bool seccomp_baked = false;     // the program was compiled at build time
+  base::UniqueFd empty_file_fd;   // data of denied files, when the policy has any
   // The sandbox's mounts: the argv's operations, the bind sources, the
   // checks at the start gate (mount_check.hpp) and the mount points
   // bubblewrap creates on the host (MountPointCleanup).
@@ -69,7 +69,7 @@ struct LaunchPlan {
 
 // Throws settings::InvalidSettings, settings::SnapshotError,
 // settings::UnsafeSettingsFile, sandbox::Refused, seccomp::SeccompError or
-// settings::SystemError; each says what was wrong.
+// base::SystemError; each says what was wrong.
 LaunchPlan plan_launch(const LaunchRequest& request);
 
 // The filter options a policy asks for.

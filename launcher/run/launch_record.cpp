@@ -6,9 +6,9 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
 #include "launcher/sandbox/policy.hpp"
-#include "settings/errors.hpp"
-#include "settings/fd.hpp"
 #include "settings/key_path.hpp"
 #include "settings/scopes.hpp"
 
@@ -99,10 +99,10 @@ std::optional<std::filesystem::path> launch_log_path() {
 void append_json_line(const std::filesystem::path& file, const nlohmann::json& record) {
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
-  const settings::UniqueFd fd(
+  const base::UniqueFd fd(
       ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.valid()) settings::throw_errno("cannot open launch log", file);
-  settings::write_all(fd.get(), record.dump() + "\n", file);
+  if (!fd.valid()) base::throw_errno("cannot open launch log", file);
+  base::write_all(fd.get(), record.dump() + "\n", file);
 }
 
 bool launch_records_enabled(const settings::Effective& effective) {

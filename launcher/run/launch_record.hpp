@@ -27,7 +27,7 @@ nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::stri
 std::optional<std::filesystem::path> launch_log_path();
 
 // Appends one line with a single O_APPEND write (concurrent launches never
-// interleave). Throws settings::SystemError.
+// interleave). Throws base::SystemError.
 void append_json_line(const std::filesystem::path& file, const nlohmann::json& record);
 
 // True unless the effective settings say launcher.launchRecords: false

@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
 
 namespace holdfast::launcher {
 
@@ -27,7 +27,7 @@ std::string check_one(int root, const sandbox::MountCheck& mount,
   open_how how{};
   how.flags = O_PATH | O_CLOEXEC;
   how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  const settings::UniqueFd fd(
+  const base::UniqueFd fd(
       static_cast<int>(::syscall(SYS_openat2, root, mount.path.c_str(), &how, sizeof how)));
   if (!fd.valid()) {
     return problem(mount.path, errno == ELOOP
@@ -76,7 +76,7 @@ std::string check_one(int root, const sandbox::MountCheck& mount,
 std::string check_sandbox_mounts(long sandbox_pid, const std::vector<sandbox::MountCheck>& mounts,
                                  const std::map<std::string, sandbox::FileId>& identities) {
   const std::string root_path = "/proc/" + std::to_string(sandbox_pid) + "/root";
-  const settings::UniqueFd root(::open(root_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  const base::UniqueFd root(::open(root_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) {
     return problem(root_path,
                    std::string("cannot open the sandbox's root (") + std::strerror(errno) + ")");

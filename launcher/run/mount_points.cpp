@@ -10,8 +10,9 @@
 
 #include <cerrno>
 
-#include "settings/errors.hpp"
-#include "settings/sha256.hpp"
+#include "base/fd.hpp"
+#include "base/sha256.hpp"
+#include "base/system_error.hpp"
 
 namespace holdfast::launcher {
 
@@ -33,26 +34,26 @@ MountPointCleanup::MountPointCleanup(const fs::path& state_dir)
     : records_(state_dir / "mount-points") {
   const fs::path lock = state_dir / "mount-points.lock";
   lock_.reset(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!lock_.valid()) settings::throw_errno("cannot open the mount-point lock", lock);
+  if (!lock_.valid()) base::throw_errno("cannot open the mount-point lock", lock);
   if (flock_retrying(lock_.get(), LOCK_SH) != 0) {
-    settings::throw_errno("cannot take the mount-point lock", lock);
+    base::throw_errno("cannot take the mount-point lock", lock);
   }
 }
 
 void MountPointCleanup::record(const std::vector<std::string>& paths) {
   if (paths.empty()) return;
   if (::mkdir(records_.c_str(), 0700) != 0 && errno != EEXIST) {
-    settings::throw_errno("cannot create", records_);
+    base::throw_errno("cannot create", records_);
   }
   for (const auto& path : paths) {
-    const fs::path file = records_ / settings::sha256_hex(path);
-    settings::UniqueFd fd(
+    const fs::path file = records_ / base::sha256_hex(path);
+    base::UniqueFd fd(
         ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
     if (!fd.valid()) {
       if (errno == EEXIST) continue;  // recorded by an earlier launch, not removed yet
-      settings::throw_errno("cannot record the mount point in", file);
+      base::throw_errno("cannot record the mount point in", file);
     }
-    settings::write_all(fd.get(), path, file);
+    base::write_all(fd.get(), path, file);
   }
 }
 
@@ -73,12 +74,12 @@ std::vector<fs::path> MountPointCleanup::finish() {
     ::closedir(dir);
     for (const auto& name : names) {
       const fs::path file = records_ / name;
-      settings::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+      base::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
       if (fd.valid()) {
         try {
-          const std::string path = settings::read_all(fd.get(), file);
+          const std::string path = base::read_all(fd.get(), file);
           if (path.starts_with("/") && remove_empty_directory(path)) removed.emplace_back(path);
-        } catch (const settings::SystemError&) {
+        } catch (const base::SystemError&) {
           // an unreadable record is dropped like the others
         }
       }
@@ -95,7 +96,7 @@ bool remove_empty_directory(const std::string& path) {
   open_how how{};
   how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  const settings::UniqueFd parent(static_cast<int>(
+  const base::UniqueFd parent(static_cast<int>(
       ::syscall(SYS_openat2, AT_FDCWD, p.parent_path().c_str(), &how, sizeof how)));
   if (!parent.valid()) return false;
   return ::unlinkat(parent.get(), p.filename().c_str(), AT_REMOVEDIR) == 0;

@@ -26,18 +26,18 @@
 #include <string>
 #include <vector>
 
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
 
 namespace holdfast::launcher {
 
 class MountPointCleanup {
  public:
   // Takes STATE_DIR/mount-points.lock shared, waiting while another launch
-  // cleans up. Throws settings::SystemError (then nothing is ever removed:
+  // cleans up. Throws base::SystemError (then nothing is ever removed:
   // the caller goes on without cleanup).
   explicit MountPointCleanup(const std::filesystem::path& state_dir);
 
-  // Records paths bubblewrap is about to create. Throws settings::SystemError.
+  // Records paths bubblewrap is about to create. Throws base::SystemError.
   void record(const std::vector<std::string>& paths);
 
   // After the sandbox is gone: when no other launch holds the lock, removes
@@ -48,7 +48,7 @@ class MountPointCleanup {
 
  private:
   std::filesystem::path records_;  // STATE_DIR/mount-points
-  settings::UniqueFd lock_;
+  base::UniqueFd lock_;
 };
 
 // rmdir of `path` (absolute) when it is an empty directory, following no

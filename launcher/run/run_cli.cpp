@@ -11,12 +11,12 @@
 #include <iostream>
 #include <string_view>
 
+#include "base/system_error.hpp"
 #include "launcher/run/launch.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/explain.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "launcher/seccomp/filter.hpp"
-#include "settings/errors.hpp"
 #include "settings/key_path.hpp"
 #include "settings/strict_modes.hpp"
 
@@ -46,14 +46,14 @@ void save_seccomp_program(int memfd, const std::string& file) {
   char buffer[8192];
   for (off_t offset = 0;;) {
     const ssize_t n = ::pread(memfd, buffer, sizeof buffer, offset);
-    if (n < 0) settings::throw_errno("cannot read the seccomp program for", file);
+    if (n < 0) base::throw_errno("cannot read the seccomp program for", file);
     if (n == 0) break;
     program.append(buffer, static_cast<std::size_t>(n));
     offset += n;
   }
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << program;
-  if (!out) throw settings::SystemError("cannot write", file, errno);
+  if (!out) throw base::SystemError("cannot write", file, errno);
 }
 
 // The caller's logical cwd: $PWD when it names the current directory (it
@@ -111,7 +111,7 @@ std::string failure_message(const std::exception_ptr& failure) {
     return std::string("cannot build the seccomp filter: ") + e.what() + "; " + kDoctorHint;
   } catch (const settings::UsageError& e) {
     return e.what();
-  } catch (const settings::SystemError& e) {
+  } catch (const base::SystemError& e) {
     return std::string(e.what()) + "; " + kDoctorHint;
   } catch (const std::exception& e) {
     return std::string("unexpected failure: ") + e.what() + "; " + kDoctorHint;
@@ -206,7 +206,7 @@ int show_plan(const RunOptions& options, const LaunchOptions& launch_options) {
   if (!options.save_seccomp.empty()) {
     try {
       save_seccomp_program(plan.seccomp_fd.get(), options.save_seccomp);
-    } catch (const settings::SystemError& e) {
+    } catch (const base::SystemError& e) {
       return refuse(e.what());  // a file the caller named: no doctor hint
     }
   }

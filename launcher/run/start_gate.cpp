@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstddef>
 
-#include "settings/errors.hpp"
+#include "base/system_error.hpp"
 
 namespace holdfast::launcher {
 
@@ -15,7 +15,7 @@ namespace {
 constexpr std::size_t kPacket = 4096;  // PIPE_BUF: one packet, one page, one slot
 
 [[noreturn]] void fail(const char* what) {
-  settings::throw_errno(what, "the pipe that holds bubblewrap before the command starts");
+  base::throw_errno(what, "the pipe that holds bubblewrap before the command starts");
 }
 
 }  // namespace

@@ -18,13 +18,13 @@
 #include <string>
 #include <string_view>
 
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
 
 namespace holdfast::launcher {
 
 class StartGate {
  public:
-  // Throws settings::SystemError.
+  // Throws base::SystemError.
   explicit StartGate(std::string_view program);
 
   // The read end, for --seccomp; bwrap inherits it.
@@ -33,12 +33,12 @@ class StartGate {
   // has read the program, that is, once the sandbox is built.
   int ready_fd() const { return write_end_.get(); }
   // Lets bwrap go on: it reads the rest of the program and end of file,
-  // loads the program and starts the command. Throws settings::SystemError.
+  // loads the program and starts the command. Throws base::SystemError.
   void open();
 
  private:
-  settings::UniqueFd read_end_;
-  settings::UniqueFd write_end_;
+  base::UniqueFd read_end_;
+  base::UniqueFd write_end_;
   std::string held_back_;
 };
 

@@ -20,14 +20,14 @@
 #include <sstream>
 #include <string_view>
 
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
 #include "launcher/sandbox/refusal.hpp"
-#include "settings/errors.hpp"
-#include "settings/fd.hpp"
 
 namespace holdfast::launcher {
 
-using settings::SystemError;
-using settings::UniqueFd;
+using base::SystemError;
+using base::UniqueFd;
 using Clock = std::chrono::steady_clock;
 
 namespace {

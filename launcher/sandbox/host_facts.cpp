@@ -11,10 +11,10 @@
 #include <deque>
 #include <stdexcept>
 
+#include "base/fd.hpp"
+#include "base/system_error.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
-#include "settings/errors.hpp"
-#include "settings/fd.hpp"
 
 extern char** environ;
 
@@ -44,9 +44,9 @@ Kind kind_of(mode_t mode) {
 
 // "gitdir: PATH" of a .git file, made absolute against the file's directory.
 std::optional<std::string> read_gitdir(const std::string& git_file) {
-  settings::UniqueFd fd(::open(git_file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!fd.valid()) settings::throw_errno("open", git_file);
-  std::string text = settings::read_all(fd.get(), git_file);
+  base::UniqueFd fd(::open(git_file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) base::throw_errno("open", git_file);
+  std::string text = base::read_all(fd.get(), git_file);
   if (!text.starts_with("gitdir:")) return std::nullopt;
   text.erase(0, 7);
   const auto first = text.find_first_not_of(" \t");
@@ -93,7 +93,7 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
   bool exists = true;
   int hops = 0;
   struct stat last {};
-  if (::lstat("/", &last) != 0) settings::throw_errno("lstat", "/");
+  if (::lstat("/", &last) != 0) base::throw_errno("lstat", "/");
   remember(identities, "/", last);
   while (!todo.empty()) {
     const Item item = todo.front();
@@ -109,7 +109,7 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
     }
     struct stat st {};
     if (::lstat(next.c_str(), &st) != 0) {
-      if (errno != ENOENT && errno != ENOTDIR) settings::throw_errno("lstat", next);
+      if (errno != ENOENT && errno != ENOTDIR) base::throw_errno("lstat", next);
       exists = false;
       facts.existing_ancestor = current;
       current = next;
@@ -123,11 +123,11 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
     }
     if (++hops > 40) {
       errno = ELOOP;
-      settings::throw_errno("resolve symlinks of", absolute_path);
+      base::throw_errno("resolve symlinks of", absolute_path);
     }
     std::string target(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
     const ssize_t n = ::readlink(next.c_str(), target.data(), target.size());
-    if (n < 0) settings::throw_errno("readlink", next);
+    if (n < 0) base::throw_errno("readlink", next);
     target.resize(static_cast<std::size_t>(n));
     facts.symlinks.push_back({next, current});
     if (item.original_last) facts.link_target = target;
@@ -184,8 +184,7 @@ std::vector<std::string> find_nested_repositories(const std::string& root, std::
     // not followed out of the root. Gone, replaced or unreadable to this
     // user: nothing of it can be protected, and the launch does not stop
     // for what it cannot see.
-    const settings::UniqueFd fd(
-        ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    const base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid()) continue;
     // getdents64 itself: readdir() would allocate a buffer per directory.
     for (;;) {
@@ -252,7 +251,7 @@ namespace {
 // whole but at most 1 MiB (project content).
 std::string read_gitmodules(const std::string& dir) {
   const std::string path = join_path(dir, ".gitmodules");
-  const settings::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   struct stat st {};
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
   std::string text(static_cast<std::size_t>(std::min<off_t>(st.st_size, 1 << 20)), '\0');

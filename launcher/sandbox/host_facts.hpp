@@ -109,7 +109,7 @@ bool is_inherited_env(std::string_view name);
 // Names under every writable root that stay read-only.
 inline constexpr std::string_view kProtectedNames[] = {".git", ".holdfast"};
 
-// Looks at one path. Throws settings::SystemError for anything but "does not
+// Looks at one path. Throws base::SystemError for anything but "does not
 // exist" (EACCES, ELOOP, ...): the launch stops rather than guess. When
 // `identities` is given, records every existing component met, by its
 // canonical path, and throws Refused when one is not what it recorded

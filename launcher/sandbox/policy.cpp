@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include "base/sha256.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "settings/key_path.hpp"
 #include "settings/name_table.hpp"
-#include "settings/sha256.hpp"
 
 namespace holdfast::sandbox {
 
@@ -327,7 +327,7 @@ std::string canonical_text(const Policy& policy) {
 }
 
 std::string policy_digest(const Policy& policy) {
-  return "sha256:" + settings::sha256_hex(canonical_text(policy));
+  return "sha256:" + base::sha256_hex(canonical_text(policy));
 }
 
 std::vector<std::string> expand_key(const Entry& entry, const TokenValues& tokens) {

@@ -19,23 +19,23 @@
 #include <string>
 #include <string_view>
 
+#include "base/fd.hpp"
 #include "launcher/seccomp/filter.hpp"
-#include "settings/fd.hpp"
 
 namespace holdfast::seccomp {
 
-using settings::UniqueFd;
+using base::UniqueFd;
 
 // The BPF program bytes (an array of struct sock_filter). Throws
-// SeccompError (export failed) or settings::SystemError (pipe, read).
+// SeccompError (export failed) or base::SystemError (pipe, read).
 std::string export_bpf(const Filter& filter);
 
 // The BPF program in a sealed, close-on-exec memfd at offset 0. Throws
-// SeccompError or settings::SystemError naming the step that failed.
+// SeccompError or base::SystemError naming the step that failed.
 UniqueFd export_bpf_to_memfd(const Filter& filter);
 
 // A program already in BPF form (program.hpp) in the same kind of sealed,
-// close-on-exec memfd at offset 0. Throws settings::SystemError naming the
+// close-on-exec memfd at offset 0. Throws base::SystemError naming the
 // step that failed, or SeccompError for an empty program.
 UniqueFd program_to_memfd(std::string_view program);
 

@@ -36,7 +36,7 @@ struct Program {
 };
 
 // The program for `options`: the baked one, else built now with libseccomp.
-// Throws SeccompError or settings::SystemError when it must be built and
+// Throws SeccompError or base::SystemError when it must be built and
 // cannot be.
 Program program_for(const FilterOptions& options);
 

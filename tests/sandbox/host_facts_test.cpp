@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <set>
 
+#include "base/system_error.hpp"
 #include "launcher/sandbox/admission.hpp"
 #include "launcher/sandbox/refusal.hpp"
-#include "settings/errors.hpp"
 #include "temp_tree.hpp"
 
 namespace holdfast::sandbox {
@@ -64,7 +64,7 @@ TEST(ProbePath, SymlinkLoopIsAnErrorNotAGuess) {
   TempTree t;
   t.symlink("loop1", "loop2");
   t.symlink("loop2", "loop1");
-  EXPECT_THROW(probe_path(t.path("loop1/x")), settings::SystemError);
+  EXPECT_THROW(probe_path(t.path("loop1/x")), base::SystemError);
 }
 
 TEST(ProbePath, GitFileGitdirIsReadAndMadeAbsolute) {

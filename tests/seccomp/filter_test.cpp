@@ -6,6 +6,7 @@
 #include <linux/filter.h>
 #include <unistd.h>
 
+#include "base/fd.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "tests/seccomp/memfd_checks.hpp"
 
@@ -45,7 +46,7 @@ TEST(SeccompFilter, MemfdIsSealedRewoundAndCloseOnExec) {
   ASSERT_TRUE(fd.valid());
   expect_ready_for_bwrap(fd.get());
 
-  const std::string via_memfd = settings::read_all(fd.get(), "memfd");
+  const std::string via_memfd = base::read_all(fd.get(), "memfd");
   EXPECT_EQ(via_memfd, export_bpf(filter));
 
   ASSERT_TRUE(allow_inherit(fd.get()));

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "base/fd.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/filter.hpp"
 
@@ -46,7 +47,7 @@ ProbeReport run(const std::vector<std::string>& argv, int inherit_fd) {
   while (::waitpid(pid, &report.status, 0) < 0 && errno == EINTR) {
   }
   ::lseek(err.get(), 0, SEEK_SET);
-  report.errors = settings::read_all(err.get(), "probe stderr");
+  report.errors = base::read_all(err.get(), "probe stderr");
 
   if (!report.output.empty()) {
     const auto parsed = nlohmann::json::parse(report.output);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "base/fd.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/filter.hpp"
 #include "tests/seccomp/memfd_checks.hpp"
@@ -59,7 +60,7 @@ TEST(SeccompProgram, ProgramMemfdIsSealedRewoundCloseOnExecAndHoldsTheBytes) {
   UniqueFd fd = program_to_memfd(program.bytes);
   ASSERT_TRUE(fd.valid());
   expect_ready_for_bwrap(fd.get());
-  EXPECT_EQ(settings::read_all(fd.get(), "memfd"), program.bytes);
+  EXPECT_EQ(base::read_all(fd.get(), "memfd"), program.bytes);
 }
 
 TEST(SeccompProgram, AnEmptyProgramIsRefused) { EXPECT_THROW(program_to_memfd(""), SeccompError); }

@@ -13,7 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "settings/errors.hpp"
+#include "base/system_error.hpp"
+#include "base/write_target.hpp"
 #include "settings/store.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/process.hpp"
@@ -225,7 +226,7 @@ void check_symlinked_save(bool absolute) {
   write_file_atomically(link, "{\"$revision\": 9}\n");
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_EQ(read_file(real), "{\"$revision\": 9}\n");
-  EXPECT_EQ(resolve_write_target(link), real.lexically_normal());
+  EXPECT_EQ(base::resolve_write_target(link), real.lexically_normal());
 }
 
 TEST(AtomicWriter, SymlinkedTargetRelativeLinkIsKept) { check_symlinked_save(false); }
@@ -261,7 +262,7 @@ TEST(AtomicWriter, UnwritableDirectoryIsAClearErrorAndTheOriginalIsIntact) {
     try {
       write_file_atomically(target, "{\"$revision\": 2}\n");
       return 11;
-    } catch (const SystemError& e) {
+    } catch (const base::SystemError& e) {
       error = e.error_number();
       message = e.what();
       if (e.path() != target) return 12;
@@ -272,7 +273,7 @@ TEST(AtomicWriter, UnwritableDirectoryIsAClearErrorAndTheOriginalIsIntact) {
       paths.config_dir = dir.path();
       Store(paths).set(Scope::user, {"launcher", "launchRecords"}, true);
       return 13;
-    } catch (const SystemError& e) {
+    } catch (const base::SystemError& e) {
       if (e.error_number() != EACCES) return 14;
       if (std::string(e.what()).find(target.string()) == std::string::npos) return 15;
     }
@@ -311,7 +312,7 @@ TEST(AtomicWriter, FileTooLargeIsAClearErrorAndNothingIsLeft) {
     try {
       write_file_atomically(target, std::string(8192, ' ') + "{}");
       return 11;
-    } catch (const SystemError& e) {
+    } catch (const base::SystemError& e) {
       if (e.error_number() != EFBIG) return 12;
       if (std::string(e.what()).find("cannot write") == std::string::npos) return 13;
       if (std::string(e.what()).find(kTempPrefix) == std::string::npos) return 14;
@@ -347,7 +348,7 @@ TEST(AtomicWriter, FullFileSystemIsAClearErrorAndNothingIsLeft) {
       store.set(Scope::user, {"permissions", "deny"},
                 nlohmann::json::array({std::string(100 * 1024, 'x')}));
       return 11;
-    } catch (const SystemError& e) {
+    } catch (const base::SystemError& e) {
       if (e.error_number() != ENOSPC) return 12;
       if (std::string(e.what()).find("No space left on device") == std::string::npos) return 13;
     }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/system_error.hpp"
 #include "settings/atomic_writer.hpp"
 #include "settings/file_lock.hpp"
 #include "settings/scope_file.hpp"
@@ -95,7 +96,7 @@ TEST(Messages, DirectorySyncFailingAfterTheRenameSaysTheContentIsInPlace) {
     };
     try {
       write_file_atomically(target, "{\"new\": 1}", options);
-    } catch (const SystemError& e) {
+    } catch (const base::SystemError& e) {
       write_file(dir / "report", e.what());
       return e.error_number() == EIO ? 0 : 2;
     }
@@ -123,7 +124,7 @@ TEST(Messages, NotARegularFileSaysWhatItIsWithoutASystemError) {
     try {
       detail::read_scope_file_once(Scope::workspace, path);
       ADD_FAILURE() << path << " was read";
-    } catch (const SystemError& e) {
+    } catch (const base::SystemError& e) {
       const std::string message = e.what();
       EXPECT_EQ(e.error_number(), 0) << message;
       EXPECT_EQ(message.find(std::strerror(EINVAL)), std::string::npos) << message;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/system_error.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -138,8 +139,8 @@ TEST(Store, EffectiveFailsClosedNamingEveryBadFile) {
 TEST(Store, UnreadableOrNonRegularFileIsAnError) {
   Fixture f;
   fs::create_directories(*f.paths.file(Scope::user));  // a directory where the file should be
-  EXPECT_THROW((void)Store(f.paths).load(Scope::user), SystemError);
-  EXPECT_THROW((void)Store(f.paths).snapshot(), SystemError);
+  EXPECT_THROW((void)Store(f.paths).load(Scope::user), base::SystemError);
+  EXPECT_THROW((void)Store(f.paths).snapshot(), base::SystemError);
 }
 
 TEST(Store, ScopePathsFromEnvironment) {
@@ -199,7 +200,7 @@ TEST(Store, FifoAtTheSettingsPathIsRefusedWithoutBlocking) {
     try {
       (void)detail::read_scope_file_once(Scope::system, path);
       return 1;
-    } catch (const SystemError& e) {
+    } catch (const base::SystemError& e) {
       return std::string(e.what()).find("not a regular file") != std::string::npos ? 0 : 2;
     }
   });

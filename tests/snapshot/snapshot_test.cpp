@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "base/sha256.hpp"
 #include "settings/errors.hpp"
-#include "settings/sha256.hpp"
 #include "tests/snapshot/policy_document.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -60,7 +60,7 @@ TEST_F(SnapshotTest, RecordsIdentityAndHashOfEachScope) {
   EXPECT_EQ(user->identity.inode, st.st_ino);
   EXPECT_EQ(user->identity.device, st.st_dev);
   EXPECT_EQ(user->identity.size, st.st_size);
-  EXPECT_EQ(user->identity.sha256, sha256_hex(kPolicy));
+  EXPECT_EQ(user->identity.sha256, base::sha256_hex(kPolicy));
   EXPECT_EQ(snapshot.effective.value["tools"]["executionSandbox"]["network"], "closed");
   EXPECT_EQ(snapshot.effective.origins.at("tools.executionSandbox.network"), Scope::user);
   EXPECT_EQ(snapshot.digest.size(), 64u);

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 
+#include "base/process.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -15,18 +16,7 @@ extern char** environ;  // NOLINT
 
 namespace holdfast::testing {
 
-pid_t fork_child(const std::function<int()>& body) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    int code = 125;
-    try {
-      code = body();
-    } catch (...) {
-    }
-    ::_exit(code);
-  }
-  return pid;
-}
+pid_t fork_child(const std::function<int()>& body) { return base::fork_call(body).release(); }
 
 int wait_status(pid_t pid) {
   int status = 0;

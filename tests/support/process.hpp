@@ -17,7 +17,7 @@
 namespace holdfast::testing {
 
 // Forks; the child runs `body` and _exits with its return value (an escaped
-// exception is exit 125). Returns the child's pid.
+// exception is exit 125). Returns the child's pid (base::fork_call).
 pid_t fork_child(const std::function<int()>& body);
 
 // The raw wait status of `pid` (retried on EINTR); -1 when waitpid fails

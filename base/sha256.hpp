@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-namespace holdfast::settings {
+namespace holdfast::base {
 
 std::string sha256_hex(std::string_view bytes);
 
-}  // namespace holdfast::settings
+}  // namespace holdfast::base

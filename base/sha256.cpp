@@ -1,4 +1,4 @@
-#include "settings/sha256.hpp"
+#include "base/sha256.hpp"
 
 // The low-level SHA-256 functions, not EVP: EVP_Digest makes OpenSSL 3 load
 // its provider machinery and error strings on first use, which costs more
@@ -10,7 +10,7 @@
 #include <array>
 #include <stdexcept>
 
-namespace holdfast::settings {
+namespace holdfast::base {
 
 std::string sha256_hex(std::string_view bytes) {
   std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
@@ -29,4 +29,4 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
-}  // namespace holdfast::settings
+}  // namespace holdfast::base

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-namespace holdfast::settings {
+namespace holdfast::base {
 
 class UniqueFd {
  public:
@@ -39,4 +39,4 @@ std::string read_all(int fd, const std::filesystem::path& path,
 // Writes every byte. Throws SystemError naming `path` (ENOSPC, EFBIG, ...).
 void write_all(int fd, std::string_view bytes, const std::filesystem::path& path);
 
-}  // namespace holdfast::settings
+}  // namespace holdfast::base

@@ -1,13 +1,13 @@
-#include "settings/fd.hpp"
+#include "base/fd.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 
-#include "settings/errors.hpp"
+#include "base/system_error.hpp"
 
-namespace holdfast::settings {
+namespace holdfast::base {
 
 void UniqueFd::reset(int fd) {
   if (fd_ >= 0) ::close(fd_);  // close errors on a read fd or an fsynced fd carry no news
@@ -40,4 +40,4 @@ void write_all(int fd, std::string_view bytes, const std::filesystem::path& path
   }
 }
 
-}  // namespace holdfast::settings
+}  // namespace holdfast::base

@@ -1,0 +1,16 @@
+// Where a write to a path really lands: a symlinked file keeps its link and
+// the file it points at is replaced, as editors do, so a writer must work in
+// the link target's directory.
+#pragma once
+
+#include <filesystem>
+
+namespace holdfast::base {
+
+// `target` with its chain of symlinks followed (at most 40 hops, as the
+// kernel allows) and lexically normalised; `target` itself when it is not
+// a symlink or cannot be examined. A dangling link resolves to the path it
+// names. Throws SystemError when a link in the chain cannot be read.
+std::filesystem::path resolve_write_target(const std::filesystem::path& target);
+
+}  // namespace holdfast::base
