@@ -69,6 +69,7 @@ for f in /usr/bin/holdfast /usr/bin/holdfast-race /usr/share/holdfast/settings.s
   /usr/share/man/man1/holdfast-serve.1.gz /usr/libexec/holdfast/holdfast-serve \
   /usr/lib/systemd/user/holdfast.service /usr/lib/systemd/user/holdfast.socket \
   /usr/share/man/man1/holdfast-race.1.gz /usr/include/holdfast/settings/store.hpp \
+  /usr/include/holdfast/base/fd.hpp /usr/lib/libholdfast_base.a \
   /usr/lib/cmake/holdfast/holdfastConfig.cmake /usr/lib/libholdfast_settings.a; do
   [ -e "$f" ] || fail "$f is not installed"
 done
