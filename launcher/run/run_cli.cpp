@@ -7,10 +7,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <string_view>
 
+#include "base/fd.hpp"
+#include "base/files.hpp"
 #include "base/system_error.hpp"
 #include "launcher/run/launch.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
@@ -41,19 +42,10 @@ struct RunOptions {
 };
 
 // Copies the sealed BPF program out (pread: the memfd's offset stays at 0).
+// The memfd is rewound when the program is written (bwrap reads from the
+// current offset), and only --dry-run and --explain save it.
 void save_seccomp_program(int memfd, const std::string& file) {
-  std::string program;
-  char buffer[8192];
-  for (off_t offset = 0;;) {
-    const ssize_t n = ::pread(memfd, buffer, sizeof buffer, offset);
-    if (n < 0) base::throw_errno("cannot read the seccomp program for", file);
-    if (n == 0) break;
-    program.append(buffer, static_cast<std::size_t>(n));
-    offset += n;
-  }
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << program;
-  if (!out) throw base::SystemError("cannot write", file, errno);
+  base::write_file(file, base::read_all(memfd, file));
 }
 
 // The caller's logical cwd: $PWD when it names the current directory (it

@@ -254,6 +254,21 @@ TEST_F(RunBehaviourTest, DryRunPrintsTheArgvAndRunsNothing) {
   EXPECT_FALSE(fs::exists(state_dir_ / "holdfast" / "launches.jsonl"));
 }
 
+TEST_F(RunBehaviourTest, DryRunSavesTheWholeSeccompProgram) {
+  set_policy({{"filesystem", "workspace-write"}, {"network", "closed"}});
+  const fs::path saved = base_ / "filter.bpf";
+  const auto result = run({"/bin/true"}, {"--dry-run", "--save-seccomp", saved.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  // A classic BPF program: whole 8-byte instructions, and more than the
+  // one "allow" a filter that blocks nothing would be.
+  const std::string program = read_file(saved);
+  EXPECT_GT(program.size(), 8u * 10);
+  EXPECT_EQ(program.size() % 8, 0u);
+  // Saving again over the file gives the same bytes (it is truncated).
+  ASSERT_EQ(run({"/bin/true"}, {"--dry-run", "--save-seccomp", saved.string()}).exit_code, 0);
+  EXPECT_EQ(read_file(saved), program);
+}
+
 TEST_F(RunBehaviourTest, ExplainNamesTheScopeOfEachPartOrTheBuiltInDefault) {
   // Nothing set: the built-in default.
   const auto builtin = run({"/bin/true"}, {"--explain"});
