@@ -41,9 +41,10 @@ struct RunOptions {
   std::vector<std::string> command;
 };
 
-// Copies the sealed BPF program out (pread: the memfd's offset stays at 0).
-// The memfd is rewound when the program is written (bwrap reads from the
-// current offset), and only --dry-run and --explain save it.
+// Copies the sealed BPF program out. Reading from the descriptor's offset
+// reads it whole: the memfd is rewound once the program is written (bwrap
+// reads from the offset too), and only --dry-run and --explain save it,
+// when nothing else reads it.
 void save_seccomp_program(int memfd, const std::string& file) {
   base::write_file(file, base::read_all(memfd, file));
 }
