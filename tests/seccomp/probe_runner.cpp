@@ -1,14 +1,11 @@
 #include "probe_runner.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <utility>
 
 #include "base/fd.hpp"
+#include "base/process.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/filter.hpp"
 
@@ -16,38 +13,16 @@ namespace holdfast::seccomp::testing {
 namespace {
 
 ProbeReport run(const std::vector<std::string>& argv, int inherit_fd) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  UniqueFd err{::memfd_create("probe-stderr", MFD_CLOEXEC)};
-  if (!err.valid()) throw std::runtime_error("memfd_create failed");
-
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    // Only async-signal-safe calls between fork and exec.
-    if (::dup2(out[1], STDOUT_FILENO) < 0 || ::dup2(err.get(), STDERR_FILENO) < 0) ::_exit(126);
-    if (inherit_fd >= 0 && !allow_inherit(inherit_fd)) ::_exit(126);
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(out[1]);
+  base::SpawnRequest request;
+  request.argv = argv;
+  // The filter's descriptor is O_CLOEXEC; mapping it onto itself is what
+  // lets bwrap (or the probe) see it under the number on its command line.
+  if (inherit_fd >= 0) request.fds.push_back({inherit_fd, inherit_fd});
+  base::Captured captured = base::run_captured(std::move(request));
   ProbeReport report;
-  char buffer[8192];
-  for (;;) {
-    const ssize_t n = ::read(out[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    report.output.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(out[0]);
-  while (::waitpid(pid, &report.status, 0) < 0 && errno == EINTR) {
-  }
-  ::lseek(err.get(), 0, SEEK_SET);
-  report.errors = base::read_all(err.get(), "probe stderr");
+  report.status = captured.status;  // raw: a probe killed by SIGSYS shows as such
+  report.output = std::move(captured.out);
+  report.errors = std::move(captured.err);
 
   if (!report.output.empty()) {
     const auto parsed = nlohmann::json::parse(report.output);
@@ -84,7 +59,10 @@ const ProbeResult& ProbeReport::at(const std::string& check) const {
 
 ProbeReport run_probe_in_bwrap(const std::optional<FilterOptions>& filter,
                                const std::vector<std::string>& checks) {
-  std::vector<std::string> argv = {"bwrap",
+  // base::spawn does not search PATH; env does, as the old execvp did, and
+  // execs bwrap in its own place, so the wait status is bwrap's.
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "bwrap",
                                    "--unshare-user",
                                    "--unshare-pid",
                                    "--die-with-parent",
