@@ -1,9 +1,7 @@
 #include "tests/service/service_process.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <stdexcept>
@@ -31,27 +29,18 @@ ServiceProcess::ServiceProcess(std::vector<std::string> args) {
           {"HOME", (dir_ / "home").string()},
           {"XDG_RUNTIME_DIR", (dir_ / "run").string()},
           {"PATH", "/usr/bin:/bin"}};
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
-  std::vector<std::string> argv = {HOLDFAST_BINARY, "serve"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<std::string> envp;
-  for (const auto& [k, v] : env_) envp.push_back(k + "=" + v);
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    ::dup2(out[1], STDOUT_FILENO);
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(s.data());
-    a.push_back(nullptr);
-    std::vector<char*> e;
-    for (auto& s : envp) e.push_back(s.data());
-    e.push_back(nullptr);
-    ::execve(a[0], a.data(), e.data());
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  const std::string line = read_line(out[0]);
-  ::close(out[0]);
+  base::SpawnRequest request;
+  request.argv = {HOLDFAST_BINARY, "serve"};
+  request.argv.insert(request.argv.end(), args.begin(), args.end());
+  request.environment.emplace();
+  for (const auto& [name, value] : env_) request.environment->push_back(name + "=" + value);
+  Pipe out;
+  request.fds.push_back({out.write_end, STDOUT_FILENO});
+  child_ = base::spawn(request);
+  // Only the service holds the write end now: a service that ends before
+  // printing gives end of file, not a hang.
+  out.close_write();
+  const std::string line = read_line(out.read_end);
   const std::string prefix = "holdfast serve: listening on ";
   if (line.rfind(prefix, 0) != 0) {
     throw std::runtime_error("holdfast serve did not start: \"" + line + "\"");
@@ -60,14 +49,12 @@ ServiceProcess::ServiceProcess(std::vector<std::string> args) {
 }
 
 ServiceProcess::~ServiceProcess() {
-  if (pid_ > 0) stop();
+  if (child_.running()) stop();
 }
 
 int ServiceProcess::stop() {
-  ::kill(pid_, SIGTERM);
-  const int code = wait_exit_code(pid_);
-  pid_ = -1;
-  return code;
+  child_.kill(SIGTERM);
+  return exit_code_of(child_.wait());
 }
 
 std::unique_ptr<httplib::Client> ServiceProcess::unix_client() const {

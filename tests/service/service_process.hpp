@@ -4,7 +4,6 @@
 #pragma once
 
 #include <httplib.h>
-#include <sys/types.h>
 
 #include <filesystem>
 #include <map>
@@ -13,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace holdfast::testing {
@@ -54,7 +54,7 @@ class ServiceProcess {
  private:
   TempDir dir_;
   std::map<std::string, std::string> env_;
-  pid_t pid_ = -1;
+  base::Child child_;
   std::string where_;
 };
 
