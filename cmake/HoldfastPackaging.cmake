@@ -28,7 +28,11 @@ set(man_pages holdfast holdfast-settings holdfast-check holdfast-run holdfast-do
 list(TRANSFORM man_pages PREPEND ${packaging_out}/man/ OUTPUT_VARIABLE man_files)
 list(TRANSFORM man_files APPEND .1.gz)
 find_program(HELP2MAN help2man)
-if(HELP2MAN)
+if(HOLDFAST_SANITIZE)
+  # A sanitizer build is never packaged: its man pages would only cost
+  # running every program's --help under the sanitizers.
+  set(man_files)
+elseif(HELP2MAN)
   add_custom_command(OUTPUT ${man_files}
     COMMAND ${packaging_src}/make-man-pages.sh $<TARGET_FILE:holdfast>
       $<TARGET_FILE:holdfast-race> ${PROJECT_VERSION} ${packaging_out}/man
@@ -53,20 +57,15 @@ add_custom_command(OUTPUT ${packaging_out}/CHANGELOG.md.gz
   DEPENDS ${PROJECT_SOURCE_DIR}/CHANGELOG.md
   VERBATIM)
 
-# A sanitizer build is never packaged: its man pages would only cost the
-# time of running every program's --help under the sanitizers.
-if(HOLDFAST_SANITIZE)
-  set(package_files_in_all)
-else()
-  set(package_files_in_all ALL)
-endif()
-add_custom_target(holdfast_package_files ${package_files_in_all} DEPENDS ${packaging_out}/settings.schema.json
+add_custom_target(holdfast_package_files ALL DEPENDS ${packaging_out}/settings.schema.json
   ${man_files} ${packaging_out}/changelog.gz ${packaging_out}/CHANGELOG.md.gz)
 
 install(TARGETS holdfast-race RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(FILES ${packaging_out}/settings.schema.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/holdfast COMPONENT runtime)
-install(FILES ${man_files} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT runtime)
+if(man_files)
+  install(FILES ${man_files} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT runtime)
+endif()
 install(FILES ${packaging_src}/holdfast.bash-completion
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME holdfast
   COMPONENT runtime)

@@ -36,8 +36,12 @@ if command -v ccache > /dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 mkdir -p "$build"
+# A unity build (16 sources per compiler run): the instrumented libraries
+# compile in about two thirds of the time, and the README's build (one
+# source per run) is what checks every file's includes.
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DHOLDFAST_FUZZ=ON -DHOLDFAST_BUILD_TESTS=OFF -DHOLDFAST_BUILD_BENCH=OFF "${launcher[@]}" \
+  -DHOLDFAST_FUZZ=ON -DHOLDFAST_BUILD_TESTS=OFF -DHOLDFAST_BUILD_BENCH=OFF \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 "${launcher[@]}" \
   > "$build/configure.log" || { cat "$build/configure.log"; exit 1; }
 ninja -C "$build" "${targets[@]/#/fuzz_}"
 
