@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where the launcher's own time goes, per launch:
 #   * the median of `holdfast run --report` timings over N launches:
-#     snapshot, policy + host facts + admission + argv, seccomp program;
+#     snapshot, policy + host facts + admission + argv, seccomp program,
+#     then the start gate's mount check and bubblewrap's own milestones;
 #   * with perf installed, the CPU time and page faults of the holdfast
 #     process alone (perf stat --no-inherit, N runs each) for a trivial
 #     static program (launch_floor printing its usage), `holdfast run`
@@ -30,6 +31,11 @@ for key in ["snapshot", "policy_and_argv", "seccomp"]:
     print(f"  {key:16} {statistics.median(t[key] for t in timings) / 1000:.2f} ms")
 plan = statistics.median(t["snapshot"] + t["policy_and_argv"] + t["seccomp"] for t in timings)
 print(f"  {'all three':16} {plan / 1000:.2f} ms")
+# After the plan: bubblewrap builds the sandbox and waits at the start gate
+# while holdfast checks every mount (mount_check); sandbox_up is the time
+# from bubblewrap's start to the sandbox's pid, bwrap_exit to its end.
+for key in ["mount_check", "sandbox_up", "bwrap_exit"]:
+    print(f"  {key:16} {statistics.median(t[key] for t in timings) / 1000:.2f} ms")
 PY
 
 if ! command -v perf >/dev/null; then

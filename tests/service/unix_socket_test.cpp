@@ -116,8 +116,7 @@ TEST(UnixSocket, ServesTheSocketSystemdPassesIn) {
   ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
   ASSERT_EQ(listen(listener, 8), 0);
   holdfast::testing::Pipe out;
-  const pid_t pid = fork();
-  if (pid == 0) {
+  const pid_t pid = holdfast::testing::fork_child([&] {
     // Inherited (dup2 leaves the copy without O_CLOEXEC; fd 3 itself needs
     // the flag taken off).
     if (listener == 3) {
@@ -134,8 +133,8 @@ TEST(UnixSocket, ServesTheSocketSystemdPassesIn) {
     const char* env[] = {listen_pid.c_str(), "LISTEN_FDS=1", config.c_str(), system.c_str(),
                          state.c_str(),      "HOME=/root",   nullptr};
     execle(HOLDFAST_BINARY, HOLDFAST_BINARY, "serve", static_cast<char*>(nullptr), env);
-    _exit(127);
-  }
+    return 127;
+  });
   close(listener);
   out.close_write();
   EXPECT_EQ(holdfast::testing::read_line(out.read_end),

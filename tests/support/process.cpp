@@ -37,13 +37,11 @@ int wait_exit_code(pid_t pid) { return exit_code_of(wait_status(pid)); }
 
 int run_in_child(const std::function<int()>& body) { return wait_exit_code(fork_child(body)); }
 
-Child::Child(const std::function<void()>& body) {
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    body();
-    ::_exit(0);
-  }
-}
+Child::Child(const std::function<void()>& body)
+    : pid_(fork_child([&] {
+        body();
+        return 0;
+      })) {}
 
 Child::~Child() {
   if (pid_ > 0) {
