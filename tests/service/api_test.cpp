@@ -243,6 +243,8 @@ TEST_F(Api, CheckDecidesAsTheCliDoes) {
     ASSERT_EQ(r->status, 200) << r->body;
     const auto cli =
         service.holdfast({"check", "--json", "--workspace", workspace, tool, argument});
+    ASSERT_TRUE(json::accept(cli.out)) << "holdfast check exited " << cli.exit_code << ": "
+                                       << cli.err;
     const json expected = json::parse(cli.out);
     EXPECT_EQ(body_of(r)["decision"], expected["decision"]) << tool << " " << argument;
     EXPECT_EQ(body_of(r)["rule"], expected["rule"]);
