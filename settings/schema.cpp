@@ -55,7 +55,7 @@ constexpr const char* kSchemaText = R"json({
               "enum": ["allow", "pairs", "deny"]
             },
             "limits": {
-              "description": "Bounds on what the command uses. Processes, memory and CPU time are not limited unless set (the caller's own limits apply).",
+              "description": "Bounds on what the command uses. Processes and memory are bounded for the whole sandbox (a cgroup per launch) with built-in defaults; CPU time per process only when set.",
               "type": "object",
               "additionalProperties": false,
               "properties": {
@@ -66,16 +66,20 @@ constexpr const char* kSchemaText = R"json({
                   "maximum": 1073741824
                 },
                 "processes": {
-                  "description": "RLIMIT_NPROC: at most this many processes and threads of the caller's user on the whole host, the sandbox's included. Refused for a launch as root (the kernel exempts uid 0).",
+                  "description": "Processes and threads of the whole sandbox (cgroup pids.max). Default 4096. When set and the host cannot enforce it (no cgroup the caller may use), launches are refused.",
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 4194304
                 },
                 "memoryMiB": {
-                  "description": "RLIMIT_DATA per process, in MiB: heap and private writable mappings.",
+                  "description": "Memory of the whole sandbox in MiB (cgroup memory limit: anonymous memory, tmpfs and /dev/shm files, memfds). Default: half of the host's memory. When set and the host cannot enforce it, launches are refused.",
                   "type": "integer",
                   "minimum": 1,
                   "maximum": 1073741824
+                },
+                "coreDumps": {
+                  "description": "Let crashes inside write core files (RLIMIT_CORE unlimited as inherited). Default false: core size 0, since the host's core handler runs outside the sandbox.",
+                  "type": "boolean"
                 },
                 "cpuSeconds": {
                   "description": "RLIMIT_CPU per process: CPU seconds, then SIGKILL.",

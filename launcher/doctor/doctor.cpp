@@ -16,6 +16,7 @@
 #include "base/fd.hpp"
 #include "base/process.hpp"
 #include "base/system_error.hpp"
+#include "launcher/run/cgroup.hpp"
 #include "launcher/run/launch.hpp"
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/seccomp/filter.hpp"
@@ -392,13 +393,7 @@ Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid) {
       std::to_string(policy.limits.tmpfs_mib) +
       " MiB private /tmp, nosuid mounts, no set-user-ID or set-group-ID mode bits, bubblewrap "
       "started with the command's environment only";
-  f.summary += "; processes " +
-               (policy.limits.processes ? std::to_string(*policy.limits.processes)
-                                        : std::string("not limited by the policy")) +
-               ", memory per process " +
-               (policy.limits.memory_mib ? std::to_string(*policy.limits.memory_mib) + " MiB"
-                                         : std::string("not limited")) +
-               ", CPU time per process " +
+  f.summary += "; CPU time per process " +
                (policy.limits.cpu_seconds ? std::to_string(*policy.limits.cpu_seconds) + " s"
                                           : std::string("not limited"));
   if (caller_uid == 0) {
@@ -407,13 +402,25 @@ Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid) {
         "; you are root: inside, the command is the host's uid 0 without capabilities, "
         "the owner of every root-owned file a writable mount shows";
     f.advice = "run holdfast as an unprivileged user where you can";
-    if (policy.limits.processes) {
-      f.verdict = Verdict::fatal;
-      f.summary += "; limits.processes cannot be enforced for root (the kernel exempts uid 0)";
-      f.advice =
-          "run holdfast as an unprivileged user, or remove limits.processes and bound "
-          "processes with a cgroup (systemd-run --scope -p TasksMax=N holdfast run ...)";
-    }
+  }
+  return f;
+}
+
+Finding check_bounds(const sandbox::Policy& policy) {
+  Finding f{"bounds", Verdict::ok, "", ""};
+  const launcher::cgroup::Placement placement = launcher::cgroup::find_placement();
+  const bool operator_bounds = launcher::cgroup::operator_set(policy.limits);
+  f.summary = launcher::cgroup::describe(
+      launcher::cgroup::bounds_for(policy.limits, launcher::cgroup::memory_total_bytes()),
+      placement, operator_bounds);
+  f.summary += "; still shared with the caller's other processes: the per-user kernel limits "
+               "(inotify instances and watches, keys, message queues, RLIMIT_NPROC)";
+  if (!placement.version) {
+    f.verdict = operator_bounds ? Verdict::fatal : Verdict::warning;
+    f.advice =
+        "give holdfast a cgroup it may manage: run it as root, or in a delegated cgroup "
+        "(cgroup v2 with systemd: systemd-run --user --scope -p Delegate=yes holdfast run ...; "
+        "cgroup v1: a cgroup of the user's own in the pids and memory hierarchies)";
   }
   return f;
 }
@@ -462,6 +469,7 @@ Report examine_host(const settings::ScopePaths& paths) {
     const auto policy = sandbox::policy_from_settings(settings::take_snapshot(paths).effective);
     report.findings.push_back(check_unix_sockets(policy));
     report.findings.push_back(check_confinement(policy, ::getuid()));
+    report.findings.push_back(check_bounds(policy));
   } catch (const std::exception& e) {
     report.findings.push_back({"policy", Verdict::fatal,
                                std::string("the effective policy cannot be read: ") + e.what(),

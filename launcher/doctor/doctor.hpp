@@ -45,9 +45,12 @@ std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths);
 // What the effective policy lets the command reach through Unix sockets:
 // with AF_UNIX allowed, the well-known host sockets that exist here.
 Finding check_unix_sockets(const sandbox::Policy& policy);
-// The protections every launch gets, what root inside means when the caller
-// is root, and the policy's limits (fatal when they could not be enforced).
+// The protections every launch gets, and what root inside means when the
+// caller is root.
 Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid);
+// The sandbox's processes and memory: where its cgroup would go, or why it
+// cannot (fatal when an operator set the bounds, a warning for defaults).
+Finding check_bounds(const sandbox::Policy& policy);
 
 // "0.8.0" → {0, 8, 0}; empty on a malformed version.
 std::vector<int> parse_version(const std::string& text);

@@ -58,6 +58,10 @@ std::string explanation_text(const LaunchPlan& plan) {
     out += "  " + warning.to_string() + "\n";
   }
   out += "\n" + sandbox::explain(plan.policy, &plan.facts);
+  out += "bounds on this host: " +
+         cgroup::describe(plan.bounds, plan.cgroup_placement,
+                          cgroup::operator_set(plan.policy.limits)) +
+         "\n";
   out += "\n" + describe_mounts(plan);
   out += "\nseccomp filter:\n";
   for (const auto& line : seccomp::describe_rules(plan.filter)) out += "  " + line + "\n";

@@ -114,7 +114,7 @@ LaunchResult launch(const LaunchOptions& options) {
   supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
   supervise_request.inherited_fds = plan.inherited_fds();
   supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
-  supervise_request.limits = resource_limits(plan.policy.limits, ::getuid());
+  supervise_request.limits = resource_limits(plan.policy.limits);
   supervise_request.timeout = options.timeout;
   supervise_request.stdout_fd = options.stdout_fd;
   supervise_request.stderr_fd = options.stderr_fd;
@@ -146,7 +146,18 @@ LaunchResult launch(const LaunchOptions& options) {
       // Unrecorded mount points stay behind, empty; nothing is weakened.
     }
   }
+  // The sandbox's bounds, for all of it at once (cgroup.hpp); made last, so
+  // that nothing before can leave it behind. Removed when `group` goes.
+  std::optional<cgroup::LaunchGroup> group;
+  if (plan.cgroup_placement.version) {
+    const auto making = std::chrono::steady_clock::now();
+    group.emplace(plan.cgroup_placement, plan.bounds);
+    supervise_request.cgroup_procs_fds = group->procs_fds();
+    plan.timings.cgroup = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - making);
+  }
   result.outcome = supervise(supervise_request);
+  group.reset();
   if (mount_points) mount_points->finish();
   result.exit_status = exit_status_of(result.outcome);
 

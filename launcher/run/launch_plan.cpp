@@ -8,6 +8,7 @@
 
 #include "base/system_error.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
+#include "launcher/sandbox/refusal.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
 
@@ -89,6 +90,18 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   }
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
   plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
+  plan.bounds = cgroup::bounds_for(plan.policy.limits, cgroup::memory_total_bytes());
+  plan.cgroup_placement = cgroup::find_placement();
+  if (!plan.cgroup_placement.version && cgroup::operator_set(plan.policy.limits)) {
+    throw sandbox::Refused({sandbox::Refusal{
+        "limit-not-enforceable", "tools.executionSandbox.limits", "",
+        "the policy bounds the sandbox's processes or memory, and this host cannot enforce that "
+        "for this caller: " +
+            plan.cgroup_placement.unavailable,
+        "give the caller a cgroup it may manage (see `holdfast doctor`), or remove "
+        "limits.processes and limits.memoryMiB from the policy to go on with the built-in "
+        "defaults, which are then not enforced"}});
+  }
   if (request.will_run) {
     plan.bind_sources = open_bind_sources(plan.mounts.bind_sources, plan.facts.identities);
   }
@@ -117,8 +130,8 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
   if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
-  plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, request.command,
-                                        build);
+  plan.argv =
+      sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, request.command, build);
   plan.timings.policy += since(start);
   return plan;
 }

@@ -14,6 +14,7 @@
 
 #include "base/fd.hpp"
 #include "launcher/run/bind_sources.hpp"
+#include "launcher/run/cgroup.hpp"
 #include "launcher/run/start_gate.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/host_facts.hpp"
@@ -43,6 +44,7 @@ struct LaunchTimings {
   std::chrono::microseconds policy{0};       // policy, host facts, admission, bind sources, argv
   std::chrono::microseconds seccomp{0};      // program (baked or built) into its memfd or gate
   std::chrono::microseconds mount_check{0};  // the built sandbox checked at the start gate
+  std::chrono::microseconds cgroup{0};       // the launch's cgroup made and bounded
 };
 
 struct LaunchPlan {
@@ -61,6 +63,11 @@ struct LaunchPlan {
   // bubblewrap creates on the host (MountPointCleanup).
   sandbox::MountPlan mounts;
   BindSources bind_sources;  // the checked descriptors of every bind
+  // What the sandbox may use in all, and where its cgroup goes on this host
+  // (no version: the bounds cannot be enforced here, which is refused when
+  // an operator set them).
+  cgroup::Bounds bounds;
+  cgroup::Placement cgroup_placement;
   LaunchTimings timings;
 
   // The descriptors bwrap must inherit.

@@ -85,6 +85,7 @@ struct ExecRequest {
   const std::vector<char*>* envp;
   const std::vector<int>* keep;
   const std::vector<ResourceLimit>* limits;
+  const std::vector<int>* cgroup_procs;
   sigset_t mask;
   pid_t parent;
   int stdout_fd;  // -1: ours
@@ -117,6 +118,14 @@ int exec_bwrap(void* raw) {
   for (int fd : *request.keep) {
     const int flags = ::fcntl(fd, F_GETFD);
     if (flags < 0 || ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) != 0) return kExitRefused;
+  }
+  // Into the launch's cgroup before anything of the sandbox exists: writing
+  // "0" moves the writer (and bwrap's children are born inside).
+  for (int fd : *request.cgroup_procs) {
+    if (::write(fd, "0", 1) != 1) {
+      static constexpr char kMessage[] = "holdfast: cannot join the launch's cgroup\n";
+      return child_failure(kMessage, sizeof kMessage - 1);
+    }
   }
   for (const ResourceLimit& limit : *request.limits) {
     const rlimit value{limit.value, limit.value};
@@ -231,8 +240,15 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   }
 
   const auto spawned_at = Clock::now();
-  ExecRequest exec_request{&argv,  &envp,      &keep, &limits, signals.previous(), ::getpid(),
-                           request.stdout_fd, request.stderr_fd};
+  ExecRequest exec_request{&argv,
+                           &envp,
+                           &keep,
+                           &limits,
+                           &request.cgroup_procs_fds,
+                           signals.previous(),
+                           ::getpid(),
+                           request.stdout_fd,
+                           request.stderr_fd};
   const pid_t bwrap = spawn_bwrap(exec_request);
   if (bwrap < 0) throw SystemError("cannot start a process for", request.bwrap_path, errno);
   // Only bwrap holds the write ends now: EOF on them means bwrap is done.
@@ -345,22 +361,9 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   return outcome;
 }
 
-std::vector<ResourceLimit> resource_limits(const sandbox::Limits& limits, uid_t caller_uid) {
-  constexpr std::uint64_t kMiB = 1024 * 1024;
+std::vector<ResourceLimit> resource_limits(const sandbox::Limits& limits) {
   std::vector<ResourceLimit> out;
-  if (limits.processes) {
-    if (caller_uid == 0) {
-      throw sandbox::Refused({sandbox::Refusal{
-          "limit-not-enforceable", "tools.executionSandbox.limits.processes", "",
-          "the kernel does not apply a process limit (RLIMIT_NPROC) to uid 0, so the policy's "
-          "limits.processes would not hold for a launch as root",
-          "run holdfast as an unprivileged user, or remove limits.processes and bound the "
-          "processes with a cgroup around holdfast (e.g. systemd-run --scope -p TasksMax=N "
-          "holdfast run ...)"}});
-    }
-    out.push_back({RLIMIT_NPROC, *limits.processes});
-  }
-  if (limits.memory_mib) out.push_back({RLIMIT_DATA, *limits.memory_mib * kMiB});
+  if (!limits.core_dumps) out.push_back({RLIMIT_CORE, 0});
   if (limits.cpu_seconds) out.push_back({RLIMIT_CPU, *limits.cpu_seconds});
   return out;
 }

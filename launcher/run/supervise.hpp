@@ -55,6 +55,10 @@ struct SuperviseRequest {
   // inside, and /proc/1/environ shows what bwrap was started with.
   std::vector<std::string> environment;
   std::vector<ResourceLimit> limits;
+  // cgroup.procs files of the launch's cgroup (cgroup.hpp), open for
+  // writing: bwrap's process joins each before it execs, so the whole
+  // sandbox is born inside. Not inherited.
+  std::vector<int> cgroup_procs_fds;
   // File descriptors bwrap must inherit (seccomp program, --ro-bind-data
   // sources); they keep their numbers. Every other descriptor is closed.
   std::vector<int> inherited_fds;
@@ -81,11 +85,11 @@ struct SuperviseOutcome {
   std::chrono::microseconds finished_after{0};  // spawn → bwrap exited
 };
 
-// The rlimits for the policy's limits. `caller_uid` is the real uid holdfast
-// runs as: the kernel does not apply RLIMIT_NPROC to uid 0, so a process
-// limit for root is refused (sandbox::Refused) rather than silently not
-// enforced.
-std::vector<ResourceLimit> resource_limits(const sandbox::Limits& limits, uid_t caller_uid);
+// The rlimits for the policy's limits: CPU seconds per process, and no core
+// files unless the policy asks for them (a crash inside would otherwise
+// reach the host's core handler, which runs outside the sandbox). Tasks and
+// memory are bounded per sandbox by its cgroup (cgroup.hpp), not here.
+std::vector<ResourceLimit> resource_limits(const sandbox::Limits& limits);
 
 // "NAME=VALUE" entries for SuperviseRequest::environment.
 std::vector<std::string> environment_entries(

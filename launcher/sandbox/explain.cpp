@@ -37,17 +37,16 @@ std::string unix_sockets_reach(const Policy& policy) {
 
 std::string describe_limits(const Limits& limits) {
   std::string out = "each private tmpfs (/tmp, /dev/shm) " + std::to_string(limits.tmpfs_mib) +
-                    " MiB; processes ";
-  out += limits.processes ? std::to_string(*limits.processes) +
-                                " (RLIMIT_NPROC: all of the caller's processes and threads on "
-                                "the host count; refused for root)"
-                          : "not limited by the policy (the caller's own limit applies)";
-  out += "; memory per process ";
-  out += limits.memory_mib ? std::to_string(*limits.memory_mib) + " MiB (RLIMIT_DATA)"
-                           : "not limited by the policy";
+                    " MiB; processes and threads of the whole sandbox ";
+  out += limits.processes ? std::to_string(*limits.processes)
+                          : std::to_string(kDefaultProcesses) + " (the built-in default)";
+  out += "; memory of the whole sandbox (tmpfs and /dev/shm files and memfds included) ";
+  out += limits.memory_mib ? std::to_string(*limits.memory_mib) + " MiB"
+                           : "half of the host's (the built-in default)";
   out += "; CPU time per process ";
   out += limits.cpu_seconds ? std::to_string(*limits.cpu_seconds) + " s (RLIMIT_CPU, then SIGKILL)"
                             : "not limited by the policy";
+  out += limits.core_dumps ? "; core files allowed" : "; no core files (RLIMIT_CORE 0)";
   return out;
 }
 

@@ -114,9 +114,15 @@ void parse_limits(const nlohmann::json& value, const std::string& where, Limits&
       limits.memory_mib = limit_value(item, at, kMaxMemoryMiB, refusals);
     } else if (key == "cpuSeconds") {
       limits.cpu_seconds = limit_value(item, at, kMaxCpuSeconds, refusals);
+    } else if (key == "coreDumps") {
+      if (item.is_boolean()) {
+        limits.core_dumps = item.get<bool>();
+      } else {
+        refusals.push_back(malformed(at, "", "expected true or false"));
+      }
     } else {
-      refusals.push_back(
-          malformed(at, "", "unknown key (known: tmpfsMiB, processes, memoryMiB, cpuSeconds)"));
+      refusals.push_back(malformed(
+          at, "", "unknown key (known: tmpfsMiB, processes, memoryMiB, cpuSeconds, coreDumps)"));
     }
   }
 }
@@ -315,6 +321,7 @@ nlohmann::json canonical_json(const Policy& policy) {
   if (policy.limits.processes) limits["processes"] = *policy.limits.processes;
   if (policy.limits.memory_mib) limits["memoryMiB"] = *policy.limits.memory_mib;
   if (policy.limits.cpu_seconds) limits["cpuSeconds"] = *policy.limits.cpu_seconds;
+  if (policy.limits.core_dumps) limits["coreDumps"] = true;
   return nlohmann::json{{"filesystem", std::move(filesystem)},
                         {"network", std::string(network_name(policy.network))},
                         {"unixSockets", std::string(unix_sockets_name(policy.unix_sockets))},

@@ -60,19 +60,27 @@ inline constexpr std::uint64_t kMaxProcesses = 4194304;  // the kernel's PID_MAX
 inline constexpr std::uint64_t kMaxMemoryMiB = std::uint64_t{1} << 30;
 inline constexpr std::uint64_t kMaxCpuSeconds = std::uint64_t{1} << 31;
 
+// The processes and threads a sandbox may have at once when the policy
+// does not say: more than a build or a test run starts, far fewer than a
+// fork bomb, and a small part of the host's pids.
+inline constexpr std::uint64_t kDefaultProcesses = 4096;
+
 // Bounds on what the command uses. Unset optional limits are not applied
 // (the caller's own limits are inherited).
 struct Limits {
   // Size of each private tmpfs (/tmp, /dev/shm), in MiB.
   std::uint64_t tmpfs_mib = 1024;
-  // RLIMIT_NPROC: every process and thread of the caller's uid on the host
-  // counts (the kernel counts per user, across namespaces); uid 0 is exempt,
-  // so a launch as root with this limit is refused.
+  // Processes and threads of the whole sandbox (its cgroup's pids.max).
+  // Unset: the built-in default (launcher/run/cgroup.hpp).
   std::optional<std::uint64_t> processes;
-  // RLIMIT_DATA, per process: heap and private writable mappings.
+  // Memory of the whole sandbox in MiB (its cgroup's memory limit: anonymous
+  // memory, tmpfs and /dev/shm files, memfds). Unset: half of the host's.
   std::optional<std::uint64_t> memory_mib;
   // RLIMIT_CPU, per process: CPU seconds, then SIGKILL.
   std::optional<std::uint64_t> cpu_seconds;
+  // Core files of crashes inside (RLIMIT_CORE); off by default, since the
+  // host's core handler (kernel.core_pattern) runs outside the sandbox.
+  bool core_dumps = false;
 
   bool operator==(const Limits&) const = default;
 };

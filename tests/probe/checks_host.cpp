@@ -324,11 +324,139 @@ Outcome alloc(const std::string& arg) {
   return out;
 }
 
+// Maps BYTES of private memory and writes every page: memory a cgroup
+// charges. Killed (signal 9) when the sandbox's memory is exhausted.
+Outcome touch(const std::string& arg) {
+  const std::size_t bytes = std::strtoull(arg.c_str(), nullptr, 10);
+  void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) return from_rc(-1, "map " + arg + " bytes");
+  std::memset(memory, 1, bytes);
+  ::munmap(memory, bytes);
+  return from_rc(0, "touch " + arg + " bytes of private memory");
+}
+
+// "N:BYTES": N processes each hold BYTES of touched memory at the same
+// time (each writes a byte to a pipe once its memory is in place, and all
+// wait until every one has). Value: how many got there; allowed when all
+// did. What a per-process limit does not see and a per-sandbox one does.
+Outcome touch_together(const std::string& arg) {
+  const int count = std::atoi(arg.c_str());
+  const std::size_t bytes = std::strtoull(arg.c_str() + arg.find(':') + 1, nullptr, 10);
+  int ready[2];
+  int release[2];
+  if (::pipe(ready) != 0 || ::pipe(release) != 0) return from_rc(-1, "pipe");
+  std::vector<pid_t> children;
+  for (int i = 0; i < count; ++i) {
+    const pid_t pid = ::fork();
+    if (pid < 0) break;
+    if (pid == 0) {
+      ::close(ready[0]);
+      ::close(release[1]);
+      void* memory =
+          ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (memory == MAP_FAILED) ::_exit(1);
+      std::memset(memory, 1, bytes);
+      if (::write(ready[1], "x", 1) != 1) ::_exit(1);
+      ::close(ready[1]);  // the parent sees end of file once all wrote or died
+      char c;
+      while (::read(release[0], &c, 1) < 0 && errno == EINTR) {
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  ::close(ready[1]);
+  ::close(release[0]);
+  // One byte per child in place; end of file once every child has written
+  // or been killed (a killed child never writes).
+  int arrived = 0;
+  char c;
+  while (arrived < count) {
+    const ssize_t n = ::read(ready[0], &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    ++arrived;
+  }
+  ::close(release[1]);  // release every child
+  for (const pid_t pid : children) wait_status(pid);
+  ::close(ready[0]);
+  Outcome out = with_value(arg + " bytes held by each of so many processes at once",
+                           std::to_string(arrived));
+  out.allowed = arrived == count;
+  return out;
+}
+
+// Writes BYTES into a memfd: memory no rlimit counts, a cgroup does.
+Outcome memfd_fill(const std::string& arg) {
+  const unsigned long long total = std::strtoull(arg.c_str(), nullptr, 10);
+  const int fd = static_cast<int>(::syscall(SYS_memfd_create, "probe", 0));
+  if (fd < 0) return from_rc(-1, "memfd_create");
+  static char block[1 << 16];
+  std::memset(block, 1, sizeof block);
+  unsigned long long done = 0;
+  while (done < total) {
+    const ssize_t n = ::write(fd, block, std::min<unsigned long long>(sizeof block, total - done));
+    if (n <= 0) break;
+    done += static_cast<unsigned long long>(n);
+  }
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  Outcome out = from_rc(done == total ? 0 : -1, "write " + arg + " bytes to a memfd");
+  out.value = std::to_string(done);
+  out.has_value = true;
+  return out;
+}
+
+// "N:DIR": forks waiting children until fork fails or N are up, then
+// writes how many to the FIFO DIR/ready and holds them until DIR/release
+// (a FIFO) is written: the sandbox stays at its limit while the test
+// looks at the host. Value: how many children were up.
+Outcome fork_hold(const std::string& arg) {
+  const int limit = std::atoi(arg.c_str());
+  const std::string dir = arg.substr(arg.find(':') + 1);
+  std::vector<pid_t> children;
+  int error = 0;
+  for (int i = 0; i < limit; ++i) {
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      error = errno;
+      break;
+    }
+    if (pid == 0) {
+      ::pause();
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  const std::string count = std::to_string(children.size()) + "\n";
+  const int ready = ::open((dir + "/ready").c_str(), O_WRONLY | O_CLOEXEC);
+  if (ready >= 0) {
+    if (::write(ready, count.data(), count.size()) < 0) error = errno;
+    ::close(ready);
+  }
+  const int release = ::open((dir + "/release").c_str(), O_RDONLY | O_CLOEXEC);
+  if (release >= 0) {
+    char c;
+    while (::read(release, &c, 1) < 0 && errno == EINTR) {
+    }
+    ::close(release);
+  }
+  for (const pid_t pid : children) ::kill(pid, SIGKILL);
+  for (const pid_t pid : children) wait_status(pid);
+  Outcome out = with_value("fork up to " + std::to_string(limit) + " children and hold them",
+                           std::to_string(children.size()));
+  out.allowed = static_cast<int>(children.size()) == limit;
+  out.error = error;
+  return out;
+}
+
 Outcome rlimit_value(const std::string& name) {
   int resource = -1;
   if (name == "nproc") resource = RLIMIT_NPROC;
   if (name == "data") resource = RLIMIT_DATA;
   if (name == "cpu") resource = RLIMIT_CPU;
+  if (name == "core") resource = RLIMIT_CORE;
   if (resource < 0) return {false, EINVAL, "unknown limit " + name, "", false};
   rlimit limit{};
   if (::getrlimit(resource, &limit) != 0) return from_rc(-1, "getrlimit " + name);
@@ -364,6 +492,10 @@ void add_host_checks(CheckTable& table) {
                 {"fill", fill},
                 {"fork-count", fork_count},
                 {"alloc", alloc},
+                {"touch", touch},
+                {"touch-together", touch_together},
+                {"memfd-fill", memfd_fill},
+                {"fork-hold", fork_hold},
                 {"rlimit", rlimit_value},
                 {"fds", [](auto&) {
                    return with_value("descriptors open when the probe started",

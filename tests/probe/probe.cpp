@@ -81,7 +81,12 @@
 //               fs-size:PATH (value: bytes)  fill:PATH:BYTES (write that much;
 //               value: bytes written)  fork-count:N (value: children started)
 //               alloc:BYTES (map that much private writable memory)
-//               rlimit:nproc|data|cpu (value "soft:hard")
+//               touch:BYTES (map and write that much)  touch-together:N:BYTES
+//               (N processes hold BYTES each at once; value: how many did)
+//               memfd-fill:BYTES  fork-hold:N:DIR (fork up to N children,
+//               write the count to the FIFO DIR/ready, hold them until the
+//               FIFO DIR/release is written)
+//               rlimit:nproc|data|cpu|core (value "soft:hard")
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>

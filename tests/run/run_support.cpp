@@ -147,6 +147,7 @@ Started RunTest::start(const std::vector<std::string>& args, const Launch& launc
   // names the current directory).
   command.env["PWD"] = command.cwd->string();
   command.uid = launch.uid;
+  command.join_cgroups = launch.join_cgroups;
   command.out = base_ / ("holdfast." + std::to_string(n) + ".out");
   command.err = base_ / ("holdfast." + std::to_string(n) + ".err");
   return holdfast::testing::start_command(command);

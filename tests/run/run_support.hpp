@@ -113,6 +113,7 @@ struct Launch {
   std::map<std::string, std::string> env;  // set (after the fixture's)
   std::vector<std::string> unset;          // removed
   std::optional<uid_t> uid;                // drop to this uid/gid (fork, setgroups, setgid, setuid)
+  std::vector<fs::path> join_cgroups;      // cgroup.procs files joined before the uid drop
 };
 
 class RunTest : public ::testing::Test {

@@ -119,6 +119,11 @@ Started start_command(const Command& command) {
         ::dup2(err, 2) < 0) {
       ::_exit(200);
     }
+    for (const auto& procs : command.join_cgroups) {
+      const int fd = ::open(procs.c_str(), O_WRONLY);
+      if (fd < 0 || ::write(fd, "0", 1) != 1) ::_exit(204);
+      ::close(fd);
+    }
     if (command.uid) {
       const gid_t gid = *command.uid;
       if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(*command.uid) != 0) {

@@ -89,6 +89,9 @@ struct Command {
   std::map<std::string, std::string> env;
   std::optional<std::filesystem::path> cwd;  // default: ours
   std::optional<uid_t> uid;                  // drop to this uid and gid (setgroups, setgid, setuid)
+  // cgroup.procs files the child writes "0" to (joining those cgroups)
+  // before it drops its uid.
+  std::vector<std::filesystem::path> join_cgroups;
   std::filesystem::path out;
   std::filesystem::path err;
 };
@@ -101,7 +104,8 @@ struct Started {
 };
 
 // Forks and execs `command`. When the child cannot set itself up it exits
-// with 200 (redirection), 201 (uid), 202 (chdir) or 203 (exec).
+// with 200 (redirection), 201 (uid), 202 (chdir), 203 (exec) or 204
+// (cgroup).
 Started start_command(const Command& command);
 
 // Waits for the program and reads back its output files.
