@@ -181,9 +181,9 @@ class SavesAndAbsenceTest : public ::testing::Test {
 
   CommandResult check_rm(const fs::path& state_dir) const {
     const std::string work = paths_.workspace->string();
-    return holdfast::testing::run_command({HOLDFAST_BINARY, "check", "--json", "--workspace", work,
-                                           "--cwd", work, "Bash", "rm x"},
-                                          environment(state_dir));
+    return holdfast::testing::run_command(
+        {HOLDFAST_BINARY, "check", "--json", "--workspace", work, "--cwd", work, "Bash", "rm x"},
+        environment(state_dir));
   }
 
   // A launch whose command says from inside whether the policy is in force:
@@ -248,9 +248,8 @@ class SavesAndAbsenceTest : public ::testing::Test {
       }
     }
     EXPECT_TRUE(still_running(writer)) << "the writer died before the checks finished";
-    std::printf("%d checks: %d denied, %d allowed, %d refused%s%s\n", c.checks, c.denied,
-                c.allowed, c.refused, c.refused > 0 ? "; first refusal: " : "",
-                c.first_refusal.c_str());
+    std::printf("%d checks: %d denied, %d allowed, %d refused%s%s\n", c.checks, c.denied, c.allowed,
+                c.refused, c.refused > 0 ? "; first refusal: " : "", c.first_refusal.c_str());
     return c;
   }
 
@@ -349,8 +348,9 @@ class WorkspaceDenyTest : public SavesAndAbsenceTest {
  protected:
   WorkspaceDenyTest() {
     // The deny is in the workspace file alone.
-    write_file(user_file(),
-               R"({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}}})");
+    write_file(
+        user_file(),
+        R"({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}}})");
     fs::create_directories(workspace_file().parent_path());
     write_file(workspace_file(), kWorkspaceDeny);
     // Checked once before any writer starts, as every workspace in use is.
@@ -408,9 +408,10 @@ TEST_F(SavesAndAbsenceTest, LosingTheStateDirectoryNeverTurnsVanishedIntoAbsent)
   }
   EXPECT_TRUE(still_running(writer.pid()));
   EXPECT_TRUE(still_running(remover.pid()));
-  std::printf("%d readings, state directory removed in a loop: %d without the deny, %d waited, "
-              "%d refused\n",
-              kReadings, without_deny, waited, refused);
+  std::printf(
+      "%d readings, state directory removed in a loop: %d without the deny, %d waited, "
+      "%d refused\n",
+      kReadings, without_deny, waited, refused);
   EXPECT_EQ(without_deny, 0);
   EXPECT_GT(waited, 0) << "the reader never met the writer's gap: this run proved nothing";
 }
