@@ -256,8 +256,8 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
     std::snprintf(rate, sizeof rate, "%g", w.rate);
     const auto targets = targets_of(*find_writer_kind(w.name), dirs);
     for (std::size_t t = 0; t < targets.size(); ++t) {
-      const auto seed = derive_seed(
-          options.seed, 1000 * static_cast<std::uint64_t>(phase_index) + 100 * t + i);
+      const auto seed =
+          derive_seed(options.seed, 1000 * static_cast<std::uint64_t>(phase_index) + 100 * t + i);
       writers.push_back(
           {w.name, std::make_unique<ReportingChild>(std::vector<std::string>{
                        options.self, "writer", w.name, "--target", targets[t].string(), "--rate",

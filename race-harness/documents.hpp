@@ -52,7 +52,7 @@ struct NaiveReading {
   // failed open: "directory missing", "dangling symlink", or "file
   // missing" (which includes a gap that had closed again).
   std::string missing_what;
-  bool denies = false;            // the document parsed and denies kDenyRule
+  bool denies = false;           // the document parsed and denies kDenyRule
   std::uint64_t generation = 0;  // meaningful when the document parsed
   bool has_generation = false;
   std::string bytes;  // what it read (empty when missing)

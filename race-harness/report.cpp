@@ -128,11 +128,10 @@ std::string campaign_table(const CampaignResult& r) {
     const char* mark = p.control && p.violated == 0   ? "  <- control saw nothing"
                        : !p.control && p.violated > 0 ? "  <- VIOLATIONS"
                                                       : "";
-    out += format("%-34s %10llu %10llu %9llu %8llu %8.2f%% %7llu %12.3g %10.1f%s\n",
-                  p.name.c_str(), ull(p.trials), ull(p.honoured), ull(p.violated), ull(p.refused),
+    out += format("%-34s %10llu %10llu %9llu %8llu %8.2f%% %7llu %12.3g %10.1f%s\n", p.name.c_str(),
+                  ull(p.trials), ull(p.honoured), ull(p.violated), ull(p.refused),
                   p.trials > 0 ? 100.0 * static_cast<double>(p.refused) / p.trials : 0.0,
-                  ull(p.errors),
-                  upper_bound_95(p.violated, p.trials),
+                  ull(p.errors), upper_bound_95(p.violated, p.trials),
                   p.seconds > 0 ? static_cast<double>(p.trials) / p.seconds : 0.0, mark);
   }
   for (const auto& p : r.phases) {

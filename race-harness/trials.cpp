@@ -119,8 +119,8 @@ Trial snapshot_trial(const std::string& reader, const TrialSetup& setup,
                      const fs::path& workspace) {
   Trial trial;
   if (reader == "naive") {
-    const NaiveReading reading = read_naively(
-        setup.workspace_raced ? raced_workspace_file(workspace) : setup.user_file);
+    const NaiveReading reading =
+        read_naively(setup.workspace_raced ? raced_workspace_file(workspace) : setup.user_file);
     if (setup.workspace_raced ? naive_loses_the_workspace_deny(reading)
                               : naive_runs_unconfined(reading)) {
       trial.outcome = Outcome::violated;

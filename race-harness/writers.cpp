@@ -129,8 +129,7 @@ void save_in_place(const fs::path& target, std::uint64_t generation, microsecond
 
 // A directory writer's new directory, DIR + suffix, holding only the new
 // NAME. (Each writer has its own suffix, so two can run side by side.)
-fs::path build_next_directory(const fs::path& target, const std::string& text,
-                              const char* suffix) {
+fs::path build_next_directory(const fs::path& target, const std::string& text, const char* suffix) {
   const fs::path directory = target.parent_path();
   const fs::path next = directory.string() + suffix;
   std::error_code ec;

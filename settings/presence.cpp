@@ -131,10 +131,7 @@ std::optional<std::string> PresenceMemory::first_seen(const fs::path& scope_file
 
 void PresenceMemory::remember(const fs::path& scope_file, Scope scope) const {
   const bool marked = exists_here(marker_path(scope_file)) || write_marker(scope_file, scope);
-  if (directory_.empty()) {
-    if (marked) return;
-    throw base::SystemError("cannot write the presence marker", marker_path(scope_file), EACCES);
-  }
+  if (directory_.empty()) return;  // no state directory: the marker is all there is
   const fs::path record = record_path(scope_file);
   if (exists_here(record)) return;
   try {

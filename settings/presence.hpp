@@ -56,7 +56,8 @@ class PresenceMemory {
   std::optional<std::string> first_seen(const std::filesystem::path& scope_file) const;
   // Records `scope_file` of `scope` durably where it is not yet recorded:
   // the marker where holdfast may write it, the state record when there is
-  // a state directory. Throws SystemError only when neither exists after.
+  // a state directory. Throws SystemError when the state record cannot be
+  // written and there is no marker either.
   void remember(const std::filesystem::path& scope_file, Scope scope) const;
   // Drops the marker and the record durably; returns whether there was
   // either.

@@ -197,16 +197,15 @@ TEST_F(HarnessTest, NaiveControlsCatchEachWritersOwnGap) {
 // reader loses nothing against any of them, nor refuses against the ones
 // that leave no gap.
 TEST_F(HarnessTest, SavesChurnStateLossAndWorkspaceWritersHoldWhileTheirControlsFire) {
-  const RaceRun r = run(
-      "campaign --mode snapshot --skip-mixed --starts 200 --control-starts 2000 --writers "
-      "same-content,churn,state-loss@20ms,workspace-rename-prev@20ms,"
-      "workspace-delete-recreate@20ms,workspace-dir-swap@20ms",
-      "saves.json");
+  const RaceRun r =
+      run("campaign --mode snapshot --skip-mixed --starts 200 --control-starts 2000 --writers "
+          "same-content,churn,state-loss@20ms,workspace-rename-prev@20ms,"
+          "workspace-delete-recreate@20ms,workspace-dir-swap@20ms",
+          "saves.json");
   ASSERT_EQ(r.exit_code, 0) << output();
-  for (const char* control : {"naive vs state-loss (control)",
-                              "naive vs workspace-rename-prev (control)",
-                              "naive vs workspace-delete-recreate (control)",
-                              "naive vs workspace-dir-swap (control)"}) {
+  for (const char* control :
+       {"naive vs state-loss (control)", "naive vs workspace-rename-prev (control)",
+        "naive vs workspace-delete-recreate (control)", "naive vs workspace-dir-swap (control)"}) {
     const auto* phase = find_phase(r.json, control);
     ASSERT_NE(phase, nullptr) << control;
     EXPECT_GT((*phase)["violated"].get<std::uint64_t>(), 0u) << control;
@@ -224,10 +223,10 @@ TEST_F(HarnessTest, SavesChurnStateLossAndWorkspaceWritersHoldWhileTheirControls
 }
 
 TEST_F(HarnessTest, GatekeeperChecksKeepTheWorkspaceDenyUnderItsWriters) {
-  const RaceRun r = run(
-      "campaign --mode gatekeeper --skip-mixed --starts 16 --control-starts 40 --writers "
-      "workspace-rename-prev@20ms,workspace-dir-swap@20ms,churn",
-      "workspace-gatekeeper.json");
+  const RaceRun r =
+      run("campaign --mode gatekeeper --skip-mixed --starts 16 --control-starts 40 --writers "
+          "workspace-rename-prev@20ms,workspace-dir-swap@20ms,churn",
+          "workspace-gatekeeper.json");
   ASSERT_EQ(r.exit_code, 0) << output();
   for (const char* writer : {"workspace-rename-prev", "workspace-dir-swap", "churn"}) {
     const auto* phase = find_phase(r.json, std::string("holdfast vs ") + writer);

@@ -253,9 +253,8 @@ TEST_F(WritersTest, WorkspaceWritersLeaveTheirGapsAndSaveTheDenyAlone) {
     testing::write_file(target_, workspace_text(1));
     const auto looks = save_and_look(writer, target_, 2);
     const std::string gap_step = std::string(writer) == "workspace-delete-recreate" ? "remove"
-                                 : std::string(writer) == "workspace-dir-swap"
-                                     ? "rename_dir_away"
-                                     : "rename_to_backup";
+                                 : std::string(writer) == "workspace-dir-swap" ? "rename_dir_away"
+                                                                               : "rename_to_backup";
     EXPECT_EQ(looks.at(gap_step).reading, NaiveReading::Kind::missing) << writer;
     const NaiveReading after = read_naively(target_);
     EXPECT_TRUE(after.denies) << writer;
