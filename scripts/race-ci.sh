@@ -76,8 +76,11 @@ echo "== race: gatekeeper mode — the same writers, holdfast check of the denie
 campaign saves-gatekeeper --mode gatekeeper --skip-mixed --seconds 1.5 \
   --writers "$saves_writers,$workspace_writers"
 
+# (rename-prev gives this campaign a control that fires: the other two
+# leave no gap for a naive launcher to fall into.)
 echo "== race: launch mode — same-content saves at 10 Hz and churn during real starts"
-campaign saves-launch --mode launch --skip-mixed --seconds 1.5 --writers same-content:10,churn
+campaign saves-launch --mode launch --skip-mixed --starts 40 \
+  --writers same-content:10,churn,rename-prev:4
 
 echo "== race: crash — writers killed at every step and at random points"
 "$race" crash --rounds 20 --json "$out/crash.json"
