@@ -451,6 +451,8 @@ CampaignResult run_campaign(const CampaignOptions& options) {
   result.launchers = options.launchers;
   result.settings_dir = options.work_dir.string();
   result.settings_fs = file_system_name(options.work_dir);
+  if (options.mode != "snapshot") result.holdfast = options.holdfast;
+  if (options.mode == "launch") result.probe = options.probe;
   for (const auto& w : options.writers) result.writers.push_back(format_writer_spec(w));
   for (const auto& e : options.external_writers) {
     result.writers.push_back(format_external_spec(e));

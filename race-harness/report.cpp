@@ -162,6 +162,9 @@ std::string campaign_table(const CampaignResult& r, const Thresholds& thresholds
                            r.mode.c_str(), ull(r.seed), r.shard_count, r.launchers,
                            r.settings_dir.c_str(), r.settings_fs.c_str());
   if (!writers.empty()) out += "writers " + writers + "\n";
+  if (!r.holdfast.empty()) {
+    out += "holdfast " + r.holdfast + (r.probe.empty() ? "" : ", probe " + r.probe) + "\n";
+  }
   for (const auto& [name, command] : r.commands) out += name + ": " + command + "\n";
   out += format("%-34s %10s %10s %9s %8s %7s %12s %10s\n", "phase", "trials", "honoured",
                 "violated", "refused", "errors", "95% upper", "trials/s");

@@ -180,6 +180,7 @@ nlohmann::json to_json(const CampaignResult& result) {
           {"settings_dir", result.settings_dir},
           {"settings_fs", result.settings_fs},
           {"commands", result.commands},
+          {"programs", {{"holdfast", result.holdfast}, {"probe", result.probe}}},
           {"verdict", verdict_name(verdict_of(result))},
           {"phases", phases}};
 }
@@ -219,6 +220,9 @@ CampaignResult campaign_from_json(const nlohmann::json& json) {
   result.settings_dir = json.at("settings_dir").get<std::string>();
   result.settings_fs = json.at("settings_fs").get<std::string>();
   result.commands = json.value("commands", std::map<std::string, std::string>());
+  const auto programs = json.value("programs", nlohmann::json::object());
+  result.holdfast = programs.value("holdfast", std::string());
+  result.probe = programs.value("probe", std::string());
   for (const auto& phase : json.at("phases")) result.phases.push_back(phase_from(phase));
   return result;
 }

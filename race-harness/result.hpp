@@ -81,6 +81,9 @@ struct CampaignResult {
   std::string settings_fs;  // "tmpfs" or the file system's magic number
   // The user's programs by name: "launcher-cmd", "reader-cmd", "cmd-1", ...
   std::map<std::string, std::string> commands;
+  // Launch and gatekeeper modes: the holdfast and holdfast-probe it ran.
+  std::string holdfast;
+  std::string probe;
   std::vector<PhaseResult> phases;
 };
 

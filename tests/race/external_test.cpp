@@ -78,6 +78,9 @@ TEST_F(ExternalCommandsTest, TheNaiveLauncherExampleIsCaughtWithTheTrialsEvidenc
   const auto subject = phase(r, "launcher-cmd vs rename-backup");
   EXPECT_EQ(subject["reader"], "launcher-cmd");
   ASSERT_GT(subject["violated"].get<int>(), 0) << r.out;
+  // When it found the policy, its empty network namespace kept the probe
+  // from the host's port, and the read-only root from the workspace.
+  EXPECT_GT(subject["honoured"].get<int>(), 0) << r.out;
   // It went ahead with no policy, and the probe reached what it must not.
   EXPECT_GT(subject["violation_kinds"].value("no policy read", 0), 0) << subject.dump(1);
   ASSERT_FALSE(subject["evidence"].empty());
