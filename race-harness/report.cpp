@@ -204,7 +204,11 @@ std::string campaign_table(const CampaignResult& r, const Thresholds& thresholds
           "processes\n",
           100.0 * (p.loop_seconds - p.child_seconds) / p.loop_seconds);
     }
-    for (const auto& s : p.samples) out += "    " + s + "\n";
+    for (const auto& s : p.samples) {
+      // A violation with evidence is listed below, with where it is kept.
+      if (!p.evidence.empty() && s.starts_with("violated: ")) continue;
+      out += "    " + s + "\n";
+    }
     for (const auto& e : p.evidence) {
       out += "    evidence: " + e.note + (e.file.empty() ? "" : " [" + e.file + "]") + "\n";
     }

@@ -8,26 +8,17 @@
 
 #include "base/files.hpp"
 #include "race-harness/thresholds.hpp"
+#include "tests/race/phase_fixture.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace holdfast::race {
 namespace {
 
-PhaseResult phase(const std::string& name, bool control, std::uint64_t honoured,
-                  std::uint64_t violated, std::uint64_t refused = 0) {
-  PhaseResult p;
-  p.name = name;
-  p.reader = control ? "naive" : "launcher-cmd";
-  p.writers = {"cmd-1:20"};
-  p.control = control;
-  p.honoured = honoured;
-  p.violated = violated;
-  p.refused = refused;
-  p.trials = honoured + violated + refused;
-  p.seconds = 1.5;
-  p.writer_stats["cmd-1"] = {40, 0, 0};
-  return p;
+// A phase of the user's writer cmd-1.
+PhaseResult cmd_phase(const std::string& name, bool control, std::uint64_t honoured,
+                      std::uint64_t violated, std::uint64_t refused = 0) {
+  return phase(name, control, honoured, violated, refused, "cmd-1");
 }
 
 // Every kind of test case: a control that saw the race and one that saw
@@ -40,21 +31,21 @@ Merged every_kind() {
   c.writers = {"rename-backup:20@50ms", "cmd-1:20"};
   c.commands = {{"cmd-1", "./save.sh {file} {settings}"},
                 {"launcher-cmd", "naive-launcher {probe} && echo \"<done>\""}};
-  c.phases.push_back(phase("naive vs rename-backup (control)", true, 2, 18));
-  c.phases.push_back(phase("naive vs cmd-1 (control)", true, 20, 0));
-  c.phases.push_back(phase("launcher-cmd vs rename-backup", false, 20, 0, 1));
-  PhaseResult violated = phase("launcher-cmd vs cmd-1", false, 12, 8);
+  c.phases.push_back(cmd_phase("naive vs rename-backup (control)", true, 2, 18));
+  c.phases.push_back(cmd_phase("naive vs cmd-1 (control)", true, 20, 0));
+  c.phases.push_back(cmd_phase("launcher-cmd vs rename-backup", false, 20, 0, 1));
+  PhaseResult violated = cmd_phase("launcher-cmd vs cmd-1", false, 12, 8);
   violated.violation_kinds = {{"no policy read", 8}};
   violated.evidence.push_back({"no policy read",
                                "no policy read, so workspace writable; it reported \x01\x02 <&>",
                                "/evidence/trial-1.json"});
   c.phases.push_back(violated);
-  PhaseResult torn = phase("launcher-cmd vs mixed", false, 20, 0);
+  PhaseResult torn = cmd_phase("launcher-cmd vs mixed", false, 20, 0);
   torn.writer_stats["cmd-1"].findings = 3;
   torn.evidence.push_back(
       {"torn", "cmd-1 save 3: the file holds 60 bytes", "/e/cmd-1-save-3.bytes"});
   c.phases.push_back(torn);
-  PhaseResult unjudged = phase("launcher-cmd vs other", false, 0, 0, 5);
+  PhaseResult unjudged = cmd_phase("launcher-cmd vs other", false, 0, 0, 5);
   c.phases.push_back(unjudged);
   CrashResult crash;
   crash.cells.push_back({"holdfast", "rename", 4, 4, 0, 0, 0, 0, 0, 0});
@@ -142,8 +133,8 @@ TEST(JUnit, OneTestCasePerPhaseEachFailureOfItsKind) {
 CampaignResult clean(std::uint64_t trials, std::uint64_t refused) {
   CampaignResult c;
   c.mode = "snapshot";
-  c.phases.push_back(phase("naive vs cmd-1 (control)", true, 10, 10));
-  c.phases.push_back(phase("reader-cmd vs cmd-1", false, trials - refused, 0, refused));
+  c.phases.push_back(cmd_phase("naive vs cmd-1 (control)", true, 10, 10));
+  c.phases.push_back(cmd_phase("reader-cmd vs cmd-1", false, trials - refused, 0, refused));
   return c;
 }
 
