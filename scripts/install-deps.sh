@@ -21,6 +21,10 @@ packages=(
   clang-14 libclang-rt-14-dev llvm-14
   # the Debian package: man pages from --help, and its checker
   help2man lintian
+  # the race harness's tests: the naive launcher example (Python), the
+  # scripts given as a user's commands (jq), the JUnit schema check
+  # (xmllint), and the GitHub workflow lint (YAML and JSON Schema)
+  python3 jq libxml2-utils python3-yaml python3-jsonschema
 )
 
 missing=()
