@@ -116,6 +116,31 @@ bool words_match(const std::vector<std::string>& pattern, std::size_t p,
   return same && words_match(pattern, p + 1, words, w + 1);
 }
 
+// As words_match, but a computed word (dynamic) may stand for any run of
+// words: could the command be one the pattern matches?
+bool words_may_match(const std::vector<std::string>& pattern, std::size_t p,
+                     const std::vector<std::string>& words, const std::vector<bool>& dynamic,
+                     std::size_t w) {
+  if (p == pattern.size()) return true;
+  if (w == words.size()) return false;
+  if (dynamic[w]) {
+    for (std::size_t k = p; k <= pattern.size(); ++k) {
+      if (words_may_match(pattern, k, words, dynamic, w + 1)) return true;
+    }
+    return false;
+  }
+  if (pattern[p] == "*") {
+    for (std::size_t k = w; k <= words.size(); ++k) {
+      if (words_may_match(pattern, p + 1, words, dynamic, k)) return true;
+    }
+    return false;
+  }
+  const bool same = pattern[p].find_first_of("*?[") == std::string::npos
+                        ? pattern[p] == words[w]
+                        : fnmatch(pattern[p].c_str(), words[w].c_str(), 0) == 0;
+  return same && words_may_match(pattern, p + 1, words, dynamic, w + 1);
+}
+
 bool host_matches(const std::string& domain, const std::string& host) {
   return host == domain || (host.size() > domain.size() && host.ends_with(domain) &&
                             host[host.size() - domain.size() - 1] == '.');
@@ -215,6 +240,10 @@ class Decider {
       case CallClass::other:
         verdict = decide_other(call);
         break;
+    }
+    facts.may_be_denied = may_be_denied_;
+    if (may_be_denied_ && verdict.decision == Decision::ask) {
+      verdict.reason += "; it might be " + may_be_denied_reason_ + ", so no mode approves it";
     }
     ModeOutcome outcome = apply_mode(c_.mode, verdict.decision, facts);
     if (!outcome.reason.empty()) {
@@ -347,31 +376,132 @@ class Decider {
     return std::nullopt;
   }
 
+  // Is there a deny rule for this kind of operation, and (with a path)
+  // one that could match the path or something below it?
+  const CompiledRule* deny_for(OpKind kind, const std::string* below) const {
+    for (const CompiledRule& rule : r_.tiers[kDeny]) {
+      if (!covers(*rule.rule, kind, kDeny)) continue;
+      if (below == nullptr || !rule.rule->has_specifier ||
+          glob_may_match_below(rule.path, *below)) {
+        return &rule;
+      }
+    }
+    return nullptr;
+  }
+
+  void mark_may_be_denied(const std::string& what) {
+    if (!may_be_denied_) may_be_denied_reason_ = what;
+    may_be_denied_ = true;
+  }
+
   // One mapped operation, decided as the matching tool call would be:
-  // Read/Edit/Write or WebFetch rules, then the tool default.
-  Verdict operation_verdict(const shell::Operation& op) const {
+  // Read/Edit/Write or WebFetch rules, then the tool default. An operation
+  // that may touch more than its target (a subtree, a glob, any path) is
+  // at least ask, and no mode approves it when a deny rule could match.
+  Verdict operation_verdict(const shell::Operation& op) {
     std::optional<Verdict> matched;
     Verdict verdict;
+    const std::string kind(shell::op_kind_name(op.kind));
     if (op.kind == OpKind::fetch) {
       matched = match_host(op.target, 3);
       verdict = matched ? *matched
                         : Verdict{Decision::ask, std::nullopt,
                                   "fetch from " + op.target + " (tool default: ask)"};
+    } else if (op.scope == shell::Scope::anywhere) {
+      verdict = {Decision::ask, std::nullopt, "it may " + kind + " any path"};
+      if (const CompiledRule* rule = deny_for(op.kind, nullptr)) {
+        mark_may_be_denied("a " + kind + " that deny rule " + rule->rule->text + " denies");
+      }
     } else {
       const std::string resolved = resolve(op.unfolded.empty() ? op.target : op.unfolded);
       matched = match_path(op.kind, op.target, resolved, 3, nullptr);
       verdict = matched ? *matched : path_default(op.kind, op.target, resolved);
+      if (verdict.decision != Decision::deny && op.scope != shell::Scope::exact) {
+        const CompiledRule* rule = nullptr;
+        if (op.scope == shell::Scope::pattern) {
+          rule = deny_for(op.kind, nullptr);
+        } else {
+          rule = deny_for(op.kind, &op.target);
+          if (rule == nullptr && resolved != op.target) rule = deny_for(op.kind, &resolved);
+        }
+        const std::string what = op.scope == shell::Scope::pattern
+                                     ? "the paths " + op.target + " may be"
+                                     : "everything below " + op.target;
+        keep_strictest(verdict, {Decision::ask, std::nullopt,
+                                 "it may " + kind + " " + what + " (not only what it names)"});
+        if (rule != nullptr) {
+          mark_may_be_denied("a " + kind + " that deny rule " + rule->rule->text + " denies");
+        }
+      }
     }
     verdict.reason += " (via `" + op.via + "`)";
     return verdict;
+  }
+
+  // Could the command (words with computed ones among them) be one a
+  // Bash deny rule denies? Also looks at the words after an unknown
+  // program: `strace rm -rf x` runs rm.
+  void check_deny_may_match(const shell::CommandAnalysis& command) {
+    if (command.words.empty()) return;
+    std::vector<std::string> words = command.words;
+    std::vector<bool> dynamic = command.dynamic;
+    dynamic.resize(words.size(), false);
+    const auto slash = words[0].rfind('/');
+    if (slash != std::string::npos && !dynamic[0]) words[0].erase(0, slash + 1);
+    std::vector<std::size_t> starts = {0};
+    if (!command.known && !command.arguments_mapped && !dynamic[0]) {
+      // Every word after an unknown program, split on blanks, may start a command.
+      std::vector<std::string> tokens;
+      std::vector<bool> token_dynamic;
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        std::size_t i = 0;
+        const std::string& w = words[k];
+        do {
+          const std::size_t begin = w.find_first_not_of(" \t\n", i);
+          if (begin == std::string::npos) break;
+          const std::size_t end = std::min(w.find_first_of(" \t\n", begin), w.size());
+          std::string token = w.substr(begin, end - begin);
+          const auto s2 = token.rfind('/');
+          if (s2 != std::string::npos) token.erase(0, s2 + 1);
+          if (k > 0 && !dynamic[k]) starts.push_back(tokens.size());
+          tokens.push_back(std::move(token));
+          token_dynamic.push_back(dynamic[k]);
+          i = end;
+        } while (i < w.size());
+      }
+      words = std::move(tokens);
+      dynamic = std::move(token_dynamic);
+    }
+    for (const CompiledRule& rule : r_.tiers[kDeny]) {
+      if (rule.rule->kind != RuleKind::shell || !rule.rule->has_specifier) continue;
+      for (std::size_t start : starts) {
+        if (words_may_match(rule.words, 0, words, dynamic, start)) {
+          std::string shown;
+          for (std::size_t k = start; k < words.size(); ++k) {
+            shown += (k > start ? " " : "") + (dynamic[k] ? std::string("…") : words[k]);
+          }
+          mark_may_be_denied("`" + shown + "`, which deny rule " + rule.rule->text + " denies");
+          return;
+        }
+      }
+    }
   }
 
   // A simple command: the Bash rule that matches it, else its default
   // (an unknown program asks; a known one is as strict as its operations).
   // Every operation then counts: the strictest result wins, so an
   // operation can make the decision stricter, never looser.
-  Verdict command_verdict(const shell::CommandAnalysis& command) const {
+  Verdict command_verdict(const shell::CommandAnalysis& command) {
     std::optional<Verdict> verdict = match_bash_rules(command);
+    if (!verdict || verdict->decision != Decision::deny) check_deny_may_match(command);
+    if (!command.runs_unknown.empty()) {
+      for (const CompiledRule& rule : r_.tiers[kDeny]) {
+        if (rule.rule->kind == RuleKind::other) continue;
+        mark_may_be_denied("anything (" + command.runs_unknown.front() + "), and deny rule " +
+                           rule.rule->text + " denies something");
+        break;
+      }
+    }
     if (!verdict && !command.known) {
       const std::string program = command.words.empty() ? command.source : command.words[0];
       verdict = Verdict{Decision::ask, std::nullopt,
@@ -398,7 +528,7 @@ class Decider {
     return *verdict;
   }
 
-  Verdict decide_shell(const ToolCall& call, ModeFacts& facts) const {
+  Verdict decide_shell(const ToolCall& call, ModeFacts& facts) {
     const shell::Analysis analysis = shell::analyse(call.argument, {r_.bases.cwd, r_.bases.home});
     std::vector<shell::CommandAnalysis> commands = analysis.commands;
     if (commands.empty()) commands.emplace_back();  // a bare Bash rule still applies
@@ -422,6 +552,8 @@ class Decider {
   const Context& c_;
   const CompiledRules& r_;
   std::string ws_, tmp_, ws_resolved_, tmp_resolved_;
+  bool may_be_denied_ = false;  // see ModeFacts::may_be_denied
+  std::string may_be_denied_reason_;
 };
 
 }  // namespace

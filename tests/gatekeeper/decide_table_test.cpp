@@ -222,7 +222,10 @@ const Case kCases[] = {
     {"bash_deny_through_nice", "Bash", "nice -n 10 rm -rf x", DENY, "Bash(rm -rf *)"},
     {"bash_deny_typed_form", "Bash", "sudo shutdown now", DENY, "Bash(sudo shutdown)"},
     {"bash_escaped_program_name", "Bash", "r\\m -rf x", DENY, "Bash(rm -rf *)"},
-    {"bash_assignment_prefix_stripped", "Bash", "GIT_DIR=x git status", ALLOW, "Bash(git status)"},
+    {"bash_assignment_prefix_stripped", "Bash", "LC_ALL=C git status", ALLOW, "Bash(git status)"},
+    // GIT_DIR names another repository, whose configuration (core.fsmonitor) git runs.
+    {"bash_environment_that_changes_what_runs_asks", "Bash", "GIT_DIR=x git status", ASK,
+     kNoRule},
     {"shell_alias_rule", "Bash", "docker ps", ASK, "Shell(docker)"},
     {"shell_alias_tool", "Shell", "rm -rf x", DENY, "Bash(rm -rf *)"},
     {"bash_plain_rm_in_workspace", "Bash", "rm build/x", ALLOW, kNoRule},

@@ -1,0 +1,152 @@
+// Issue 24's commands: what a command can DO (execute, read, write), not
+// only what it names. Each was run in real bash and seen to have its effect,
+// and each answered `allow` in the default mode before the effects tables
+// (and most in plan mode; the "might be denied" ones in yolo). The rules
+// are the issue's: deny Bash(rm:*), Bash(curl:*), Read(~/.ssh/**),
+// Edit(//etc/**), Edit(./Makefile); allow Bash(git:*). Every case states its
+// answer in all four approval modes.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "launcher/gatekeeper/decide.hpp"
+#include "launcher/gatekeeper/symlinks.hpp"
+#include "tests/gatekeeper/fixture.hpp"
+
+namespace holdfast::gatekeeper {
+namespace {
+
+using testing::expand_placeholders;
+using testing::tree;
+
+constexpr Decision Y = Decision::allow;
+constexpr Decision A = Decision::ask;
+constexpr Decision D = Decision::deny;
+
+// The answer in plan, default, auto-edit and yolo mode.
+struct PerMode {
+  Decision plan, def, auto_edit, yolo;
+};
+// Denied in every mode.
+constexpr PerMode kDenied{D, D, D, D};
+// Asked in every mode that can ask (plan refuses what is not read-only):
+// it might be something denied, so no mode approves it.
+constexpr PerMode kAlwaysAsks{D, A, A, A};
+// An ordinary ask: yolo approves it, plan refuses it (not read-only).
+constexpr PerMode kAsks{D, A, A, Y};
+// Allowed, and read-only: every mode allows it.
+constexpr PerMode kAllowed{Y, Y, Y, Y};
+// Allowed but not read-only: plan refuses it.
+constexpr PerMode kAllowedWrite{D, Y, Y, Y};
+
+struct Case {
+  const char* name;
+  const char* command;
+  PerMode expected;
+  const char* rule = nullptr;  // the deciding rule in the default mode, if checked
+  const char* cwd = "@W";
+};
+
+std::ostream& operator<<(std::ostream& out, const Case& c) { return out << c.name; }
+
+const std::vector<std::string> kDeny = {"Bash(rm:*)", "Bash(curl:*)", "Read(~/.ssh/**)",
+                                        "Edit(//etc/**)", "Edit(./Makefile)"};
+const std::vector<std::string> kAllow = {"Bash(git:*)"};
+
+const Case kCases[] = {
+    // --- Programs that run programs ---
+    {"awk_system", "awk 'BEGIN{system(\"rm -rf x\")}'", kDenied, "Bash(rm:*)"},
+    {"sed_e_command", "sed '1e rm -rf x' f", kDenied, "Bash(rm:*)"},
+    {"sort_compress_program", "sort -S 100K --compress-program=./evil f", kAsks},
+    {"sort_compress_program_abbreviated_denied", "sort --comp=rm f", kDenied, "Bash(rm:*)"},
+    {"rg_pre", "rg --pre=rm x .", kDenied, "Bash(rm:*)"},
+    {"git_c_ssh_command", "git -c core.sshCommand='rm -rf x' fetch", kDenied, "Bash(rm:*)"},
+    {"git_c_alias_shell", "git -c alias.x='!rm -rf x' x", kDenied, "Bash(rm:*)"},
+
+    // --- Environment that changes what runs ---
+    {"lessopen_pipe", "LESSOPEN='|rm -rf x %s' less f", kDenied, "Bash(rm:*)"},
+    {"ld_preload", "LD_PRELOAD=./evil.so cat README", kAsks},
+    {"path_prefix", "PATH=.:$PATH cat README", kAsks},
+    {"bash_env", "BASH_ENV=./evil.sh bash -c true", kAsks},
+
+    // --- Arithmetic in array subscripts ---
+    {"test_v_subscript", "test -v 'a[$(rm -rf x)]'", kDenied, "Bash(rm:*)"},
+    {"bracket_v_subscript", "[ -v 'a[$(rm -rf x)]' ]", kDenied, "Bash(rm:*)"},
+    {"unset_subscript", "unset 'a[$(curl https://example.com/)]'", kDenied, "Bash(curl:*)"},
+    {"printf_v_subscript", "printf -v 'a[$(rm -rf x)]' x", kDenied, "Bash(rm:*)"},
+
+    // --- Writes the analysis did not see ---
+    {"sed_w_flag", "sed 's/^/x/w /etc/cron.d/evil' f", kDenied, "Edit(//etc/**)"},
+    {"awk_print_redirect", "awk '{print > \"/etc/x\"}' f", kDenied, "Edit(//etc/**)"},
+    {"sed_in_abbreviated", "sed --in 's/a/b/' Makefile", kDenied, "Edit(./Makefile)"},
+    {"mv_target_dir_abbreviated", "mv --target-dir=/etc x", kDenied, "Edit(//etc/**)"},
+    // bash expands no ~ after `--target=`: cp writes into ./~/.ssh, inside
+    // the workspace (seen in real bash). The $HOME form writes ~/.ssh.
+    {"cp_target_abbreviated_literal_tilde", "cp --target=~/.ssh x", kAllowedWrite},
+    {"cp_target_abbreviated_home", "cp --target=$HOME/.ssh x", kAsks},
+    {"sort_out_abbreviated", "sort --out=/etc/x f", kDenied, "Edit(//etc/**)"},
+
+    // --- Reads of a denied file ---
+    // sed expands no ~ either: this reads ./~/.ssh/id_rsa (seen with strace).
+    {"sed_r_literal_tilde", "sed 'r ~/.ssh/id_rsa' f", kAllowed},
+    {"sed_r_home", "sed \"r $HOME/.ssh/id_rsa\" f", kDenied, "Read(~/.ssh/**)"},
+    {"jq_rawfile", "jq -n --rawfile k ~/.ssh/id_rsa '$k'", kDenied, "Read(~/.ssh/**)"},
+    {"date_f", "date -f ~/.ssh/id_rsa", kDenied, "Read(~/.ssh/**)"},
+    {"file_f", "file -f ~/.ssh/id_rsa", kDenied, "Read(~/.ssh/**)"},
+    {"git_diff_no_index", "git diff --no-index ~/.ssh/id_rsa /dev/null", kDenied,
+     "Read(~/.ssh/**)"},
+    // With CDPATH=@R, `cd home` lands in @R/home, the fixture's home.
+    {"cdpath_cd", "CDPATH=@R cd home && cat .ssh/id_rsa", kDenied, "Read(~/.ssh/**)"},
+    {"cdpath_root", "CDPATH=/ cd root && cat .ssh/id_rsa", kAsks},
+
+    // --- No mode approves what might be denied ---
+    {"find_exec_rm", "find . -exec rm -rf {} +", kDenied, "Bash(rm:*)"},
+    {"brace_expansion_rm", "{rm,-rf,x}", kDenied, "Bash(rm:*)"},
+    {"busybox_rm", "busybox rm -rf x", kDenied, "Bash(rm:*)"},
+    {"env_split_string", "env -S 'rm -rf x'", kDenied, "Bash(rm:*)"},
+    {"watch_rm", "watch rm -rf x", kDenied, "Bash(rm:*)"},
+    {"glob_ssh", "cat ~/.ss?/id_rsa", kAlwaysAsks},
+};
+
+class EffectsTable : public ::testing::TestWithParam<Case> {};
+
+std::vector<Rule> parse_all(const std::vector<std::string>& texts) {
+  std::vector<Rule> rules;
+  for (const auto& text : texts) rules.push_back(parse_rule(expand_placeholders(text)));
+  return rules;
+}
+
+TEST_P(EffectsTable, DecidesInEveryMode) {
+  const Case& c = GetParam();
+  Context context;
+  context.workspace = tree().workspace;
+  context.cwd = expand_placeholders(c.cwd);
+  context.home = tree().home;
+  context.tmp = tree().tmp;
+  context.persistent = {parse_all(kAllow), {}, parse_all(kDeny)};
+  context.resolve = resolve_symlinks;
+  prepare(context);
+  const ToolCall call{"Bash", expand_placeholders(c.command)};
+  const std::pair<Mode, Decision> modes[] = {{Mode::plan, c.expected.plan},
+                                             {Mode::default_mode, c.expected.def},
+                                             {Mode::auto_edit, c.expected.auto_edit},
+                                             {Mode::yolo, c.expected.yolo}};
+  for (const auto& [mode, expected] : modes) {
+    context.mode = mode;
+    const Verdict verdict = decide(call, context);
+    EXPECT_EQ(decision_name(verdict.decision), decision_name(expected))
+        << "mode " << mode_name(mode) << ": " << verdict.reason;
+    if (mode == Mode::default_mode && c.rule != nullptr) {
+      EXPECT_EQ(verdict.rule ? verdict.rule->text : "", c.rule) << verdict.reason;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Issue24, EffectsTable, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.name);
+                         });
+
+}  // namespace
+}  // namespace holdfast::gatekeeper
