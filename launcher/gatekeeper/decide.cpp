@@ -17,7 +17,9 @@ struct CompiledRule {
   const Rule* rule = nullptr;
   PathPattern path;                // RuleKind::path with a specifier
   std::vector<std::string> words;  // RuleKind::shell with a specifier
+  std::vector<bool> word_globs;    // per word: has glob characters
   std::string domain;              // RuleKind::fetch with a specifier
+  unsigned kinds = 0;              // bit per OpKind the rule covers in its tier
 };
 
 enum Tier { kDeny = 0, kAsk = 1, kAllow = 2 };
@@ -28,6 +30,10 @@ struct CompiledRules {
   RuleSet session;  // owned copies: CompiledRule points into these
   RuleSet persistent;
   std::array<std::vector<CompiledRule>, 3> tiers;  // session rules first in each
+  // Per tier, the rules that cover some operation, and the Bash rules:
+  // what a mapped shell operation or a command has to look at.
+  std::array<std::vector<const CompiledRule*>, 3> operation_rules;
+  std::array<std::vector<const CompiledRule*>, 3> shell_rules;
 };
 
 namespace {
@@ -81,6 +87,8 @@ CompiledRule compile_rule(const Rule& rule, const PathBases& bases) {
   return compiled;
 }
 
+bool covers(const Rule& rule, OpKind kind, Tier tier);
+
 std::shared_ptr<CompiledRules> compile(const Context& context) {
   auto out = std::make_shared<CompiledRules>();
   out->bases = bases_of(context);
@@ -91,8 +99,23 @@ std::shared_ptr<CompiledRules> compile(const Context& context) {
                                           {&out->session.ask, &out->persistent.ask},
                                           {&out->session.allow, &out->persistent.allow}};
   for (int tier = 0; tier < 3; ++tier) {
+    out->tiers[tier].reserve(lists[tier][0]->size() + lists[tier][1]->size());
     for (const auto* list : lists[tier]) {
-      for (const Rule& rule : *list) out->tiers[tier].push_back(compile_rule(rule, out->bases));
+      for (const Rule& rule : *list) {
+        CompiledRule compiled = compile_rule(rule, out->bases);
+        for (OpKind kind : {OpKind::read, OpKind::write, OpKind::edit, OpKind::fetch}) {
+          if (covers(rule, kind, static_cast<Tier>(tier))) compiled.kinds |= 1U << static_cast<unsigned>(kind);
+        }
+        for (const std::string& word : compiled.words) {
+          compiled.word_globs.push_back(word.find_first_of("*?[") != std::string::npos);
+        }
+        out->tiers[tier].push_back(std::move(compiled));
+      }
+    }
+    out->operation_rules[tier].reserve(out->tiers[tier].size());
+    for (const CompiledRule& rule : out->tiers[tier]) {
+      if (rule.kinds != 0) out->operation_rules[tier].push_back(&rule);
+      if (rule.rule->kind == RuleKind::shell) out->shell_rules[tier].push_back(&rule);
     }
   }
   return out;
@@ -100,20 +123,20 @@ std::shared_ptr<CompiledRules> compile(const Context& context) {
 
 // Shell words against a Bash rule: prefix on word boundaries; a `*` word
 // matches any run of words; other words may glob within themselves.
-bool words_match(const std::vector<std::string>& pattern, std::size_t p,
-                 const std::vector<std::string>& words, std::size_t w) {
+bool words_match(const CompiledRule& rule, std::size_t p, const std::vector<std::string>& words,
+                 std::size_t w) {
+  const std::vector<std::string>& pattern = rule.words;
   if (p == pattern.size()) return true;
   if (pattern[p] == "*") {
     for (std::size_t k = w; k <= words.size(); ++k) {
-      if (words_match(pattern, p + 1, words, k)) return true;
+      if (words_match(rule, p + 1, words, k)) return true;
     }
     return false;
   }
   if (w == words.size()) return false;
-  const bool same = pattern[p].find_first_of("*?[") == std::string::npos
-                        ? pattern[p] == words[w]
-                        : fnmatch(pattern[p].c_str(), words[w].c_str(), 0) == 0;
-  return same && words_match(pattern, p + 1, words, w + 1);
+  const bool same = !rule.word_globs[p] ? pattern[p] == words[w]
+                                        : fnmatch(pattern[p].c_str(), words[w].c_str(), 0) == 0;
+  return same && words_match(rule, p + 1, words, w + 1);
 }
 
 // As words_match, but a computed word (dynamic) may stand for any run of
@@ -282,20 +305,33 @@ class Decider {
                                     const ToolCall* call) const {
     const auto written = split_path(path);
     const auto real = split_path(resolved);
+    const unsigned bit = 1U << static_cast<unsigned>(kind);
+    auto verdict_of = [&](const CompiledRule& rule, int tier) -> std::optional<Verdict> {
+      if (call != nullptr && verbatim_match(rule, *call)) {
+        return rule_verdict(rule, static_cast<Tier>(tier), call->tool + " " + call->argument);
+      }
+      if ((rule.kinds & bit) == 0) return std::nullopt;
+      if (!rule.rule->has_specifier || glob_matches(rule.path, written)) {
+        return rule_verdict(rule, static_cast<Tier>(tier),
+                            std::string(shell::op_kind_name(kind)) + " of " + path);
+      }
+      if (tier != kAllow && resolved != path && glob_matches(rule.path, real)) {
+        return rule_verdict(rule, static_cast<Tier>(tier),
+                            std::string(shell::op_kind_name(kind)) + " of " + path +
+                                " (a symlink to " + resolved + ")");
+      }
+      return std::nullopt;
+    };
     for (int tier = 0; tier < tiers_to_check; ++tier) {
-      for (const CompiledRule& rule : r_.tiers[tier]) {
-        if (call != nullptr && verbatim_match(rule, *call)) {
-          return rule_verdict(rule, static_cast<Tier>(tier), call->tool + " " + call->argument);
+      // A tool call may meet a rule named after its tool verbatim; a shell
+      // operation only the rules that cover operations.
+      if (call != nullptr) {
+        for (const CompiledRule& rule : r_.tiers[tier]) {
+          if (auto v = verdict_of(rule, tier)) return v;
         }
-        if (!covers(*rule.rule, kind, static_cast<Tier>(tier))) continue;
-        if (!rule.rule->has_specifier || glob_matches(rule.path, written)) {
-          return rule_verdict(rule, static_cast<Tier>(tier),
-                              std::string(shell::op_kind_name(kind)) + " of " + path);
-        }
-        if (tier != kAllow && resolved != path && glob_matches(rule.path, real)) {
-          return rule_verdict(rule, static_cast<Tier>(tier),
-                              std::string(shell::op_kind_name(kind)) + " of " + path +
-                                  " (a symlink to " + resolved + ")");
+      } else {
+        for (const CompiledRule* rule : r_.operation_rules[tier]) {
+          if (auto v = verdict_of(*rule, tier)) return v;
         }
       }
     }
@@ -303,9 +339,11 @@ class Decider {
   }
 
   std::optional<Verdict> match_host(const std::string& host, int tiers_to_check) const {
+    const unsigned bit = 1U << static_cast<unsigned>(OpKind::fetch);
     for (int tier = 0; tier < tiers_to_check; ++tier) {
-      for (const CompiledRule& rule : r_.tiers[tier]) {
-        if (!covers(*rule.rule, OpKind::fetch, static_cast<Tier>(tier))) continue;
+      for (const CompiledRule* ref : r_.operation_rules[tier]) {
+        const CompiledRule& rule = *ref;
+        if ((rule.kinds & bit) == 0) continue;
         if (!rule.rule->has_specifier || host_matches(rule.domain, host)) {
           return rule_verdict(rule, static_cast<Tier>(tier), "a fetch from " + host);
         }
@@ -357,18 +395,19 @@ class Decider {
   }
 
   std::optional<Verdict> match_bash_rules(const shell::CommandAnalysis& command) const {
-    std::vector<std::string> by_basename = command.words;
-    if (!by_basename.empty()) {
-      const auto slash = by_basename[0].rfind('/');
-      if (slash != std::string::npos) by_basename[0].erase(0, slash + 1);
+    std::vector<std::string> by_basename;
+    if (!command.words.empty() && command.words[0].find('/') != std::string::npos) {
+      by_basename = command.words;
+      by_basename[0].erase(0, by_basename[0].rfind('/') + 1);
     }
+    const bool typed_differs = command.typed_words != command.words;
     const std::string shown = command.source.empty() ? "the empty command" : command.source;
     for (int tier = 0; tier < 3; ++tier) {
-      for (const CompiledRule& rule : r_.tiers[tier]) {
-        if (rule.rule->kind != RuleKind::shell) continue;
-        if (!rule.rule->has_specifier || words_match(rule.words, 0, command.words, 0) ||
-            words_match(rule.words, 0, by_basename, 0) ||
-            words_match(rule.words, 0, command.typed_words, 0)) {
+      for (const CompiledRule* ref : r_.shell_rules[tier]) {
+        const CompiledRule& rule = *ref;
+        if (!rule.rule->has_specifier || words_match(rule, 0, command.words, 0) ||
+            (!by_basename.empty() && words_match(rule, 0, by_basename, 0)) ||
+            (typed_differs && words_match(rule, 0, command.typed_words, 0))) {
           return rule_verdict(rule, static_cast<Tier>(tier), "`" + shown + "`");
         }
       }
@@ -379,10 +418,13 @@ class Decider {
   // Is there a deny rule for this kind of operation, and (with a path)
   // one that could match the path or something below it?
   const CompiledRule* deny_for(OpKind kind, const std::string* below) const {
-    for (const CompiledRule& rule : r_.tiers[kDeny]) {
-      if (!covers(*rule.rule, kind, kDeny)) continue;
-      if (below == nullptr || !rule.rule->has_specifier ||
-          glob_may_match_below(rule.path, *below)) {
+    const std::vector<std::string_view> path =
+        below != nullptr ? split_path(*below) : std::vector<std::string_view>{};
+    const unsigned bit = 1U << static_cast<unsigned>(kind);
+    for (const CompiledRule* ref : r_.operation_rules[kDeny]) {
+      const CompiledRule& rule = *ref;
+      if ((rule.kinds & bit) == 0) continue;
+      if (below == nullptr || !rule.rule->has_specifier || glob_may_match_below(rule.path, path)) {
         return &rule;
       }
     }
@@ -472,8 +514,9 @@ class Decider {
       words = std::move(tokens);
       dynamic = std::move(token_dynamic);
     }
-    for (const CompiledRule& rule : r_.tiers[kDeny]) {
-      if (rule.rule->kind != RuleKind::shell || !rule.rule->has_specifier) continue;
+    for (const CompiledRule* ref : r_.shell_rules[kDeny]) {
+      const CompiledRule& rule = *ref;
+      if (!rule.rule->has_specifier) continue;
       for (std::size_t start : starts) {
         if (words_may_match(rule.words, 0, words, dynamic, start)) {
           std::string shown;

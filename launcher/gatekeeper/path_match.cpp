@@ -135,6 +135,10 @@ bool glob_may_match_below(const PathPattern& pattern, std::string_view normalize
   return may_match_from(pattern, 0, split_path(normalized_path), 0);
 }
 
+bool glob_may_match_below(const PathPattern& pattern, const std::vector<std::string_view>& path) {
+  return may_match_from(pattern, 0, path, 0);
+}
+
 bool glob_matches(const PathPattern& pattern, std::string_view normalized_path) {
   return glob_matches(pattern, split_path(normalized_path));
 }

@@ -80,7 +80,7 @@ CommandMapper::CommandMapper(const SimpleCommand& command, State& state)
   for (const Word& word : command.words) {
     prefix = prefix && is_assignment(word);
     if (prefix || word.source.find('{') == std::string::npos) {
-      raw_.push_back(word);
+      raw_.push_back(&word);
       continue;
     }
     bool over = false;
@@ -88,26 +88,28 @@ CommandMapper::CommandMapper(const SimpleCommand& command, State& state)
     if (over) {
       unanalysable("brace expansion of " + word.source + " makes too many words");
       runs_unknown("brace expansion of " + word.source + " makes too many words to analyse");
-      raw_.push_back(word);
+      raw_.push_back(&word);
       continue;
     }
     if (expanded.size() == 1 && expanded[0] == word.source) {
-      raw_.push_back(word);
+      raw_.push_back(&word);
       continue;
     }
     for (const std::string& text : expanded) {
       LexResult lexed = lex(text);
       if (lexed.problems.empty() && lexed.commands.size() == 1 &&
           lexed.commands[0].words.size() == 1 && lexed.commands[0].redirects.empty()) {
-        raw_.push_back(std::move(lexed.commands[0].words[0]));
+        made_.push_back(std::move(lexed.commands[0].words[0]));
+        raw_.push_back(&made_.back());
       } else if (!text.empty()) {
         unanalysable("brace expansion of " + word.source + " makes " + text);
         runs_unknown("brace expansion of " + word.source + " makes " + text);
       }
     }
   }
-  for (const Word& word : raw_) {
-    words_.push_back(expand(word, pwd_for(state.cwds.front()), state.home));
+  words_.reserve(raw_.size());
+  for (const Word* word : raw_) {
+    words_.push_back(expand(*word, pwd_for(state.cwds.front()), state.home));
     result_.typed_words.push_back(words_.back().text);
   }
 }
@@ -127,7 +129,7 @@ CommandAnalysis CommandMapper::run() {
   }
   for (const Redirect& redirect : command_.redirects) map_redirect(redirect);
   std::size_t i = 0;
-  while (i < words_.size() && is_assignment(raw_[i])) ++i;
+  while (i < words_.size() && is_assignment(*raw_[i])) ++i;
   for (std::size_t k = 0; k < i; ++k) check_assignment(k, i < words_.size());
   i = skip_keywords(i);
   if (i == SIZE_MAX) return finish(false);
@@ -187,7 +189,7 @@ void CommandMapper::add_cwd(OpKind kind, const std::string& via, Scope scope) {
 
 void CommandMapper::add_path(OpKind kind, std::size_t index, std::size_t offset,
                              const std::string& via, Scope scope) {
-  const Word& word = index < raw_.size() ? raw_[index] : redirect_word_;
+  const Word& word = index < raw_.size() ? *raw_[index] : redirect_word_;
   for (const std::string& cwd : state_.cwds) {
     const Expanded e = expand(word, pwd_for(cwd), state_.home);
     if (offset > e.text.size()) return;
@@ -314,7 +316,7 @@ std::size_t CommandMapper::skip_keywords(std::size_t i) {
   static constexpr std::string_view kRefused[] = {"for", "case", "select", "function", "coproc"};
   while (i < words_.size() && !words_[i].dynamic) {
     const std::string& t = words_[i].text;
-    if (raw_[i].parts.size() != 1 || raw_[i].parts[0].quoted) break;
+    if (raw_[i]->parts.size() != 1 || raw_[i]->parts[0].quoted) break;
     if (std::find(std::begin(kRefused), std::end(kRefused), t) != std::end(kRefused)) {
       unanalysable("the shell construct `" + t + "` is not analysed");
       return SIZE_MAX;
@@ -329,7 +331,7 @@ std::string CommandMapper::line_from(std::size_t from, std::size_t to) const {
   std::string line;
   for (std::size_t k = from; k < to && k < words_.size(); ++k) {
     if (!line.empty()) line += ' ';
-    line += words_[k].dynamic || words_[k].pattern ? raw_[k].source : single_quoted(words_[k].text);
+    line += words_[k].dynamic || words_[k].pattern ? raw_[k]->source : single_quoted(words_[k].text);
   }
   return line;
 }
@@ -385,7 +387,7 @@ std::size_t CommandMapper::strip_wrappers(std::size_t i) {
       return SIZE_MAX;
     }
     if (wrapper.assignments_follow) {
-      while (p.end < words_.size() && is_assignment(raw_[p.end])) check_assignment(p.end++, true);
+      while (p.end < words_.size() && is_assignment(*raw_[p.end])) check_assignment(p.end++, true);
     }
     if (wrapper.skips_operand && p.end < words_.size()) ++p.end;
     if (p.end >= words_.size()) return p.end;
@@ -469,7 +471,7 @@ void CommandMapper::follow_cd(const std::string& name, std::size_t i) {
   } else {
     const std::size_t k = p.operands[0];
     for (const std::string& cwd : state_.cwds) {
-      const Expanded e = expand(raw_[k], pwd_for(cwd), state_.home);
+      const Expanded e = expand(*raw_[k], pwd_for(cwd), state_.home);
       if (e.dynamic || e.pattern) {
         unanalysable("cd to " + e.text + " cannot be followed");
         state_.cwd_unknown = true;

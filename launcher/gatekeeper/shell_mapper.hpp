@@ -4,6 +4,7 @@
 // shell_map_find.cpp, git in shell_map_git.cpp.
 #pragma once
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,7 +99,8 @@ class CommandMapper {
 
   const SimpleCommand& command_;
   State& state_;
-  std::vector<Word> raw_;  // the command's words after brace expansion
+  std::deque<Word> made_;               // words brace expansion made
+  std::vector<const Word*> raw_;        // the command's words after brace expansion
   std::vector<Expanded> words_;
   Word redirect_word_;
   CommandAnalysis result_;
