@@ -265,6 +265,13 @@ class Decider {
         break;
     }
     facts.may_be_denied = may_be_denied_;
+    if (may_be_denied_ && verdict.decision == Decision::allow) {
+      // An allow rule matched the command's prefix, but a deny rule applies
+      // to anything the command can run or touch: what it might be is not
+      // the allow rule's to approve.
+      verdict = {Decision::ask, std::nullopt,
+                 verdict.reason + ", but an allow rule does not approve what it may run or touch"};
+    }
     if (may_be_denied_ && verdict.decision == Decision::ask) {
       verdict.reason += "; it might be " + may_be_denied_reason_ + ", so no mode approves it";
     }
