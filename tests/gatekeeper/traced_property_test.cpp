@@ -5,10 +5,15 @@
 // fresh tree; the trace is read for execve of rm/curl, opens of ~/.ssh,
 // and writes under protected/ or /etc. (Listing ~/.ssh is not reading it
 // here; the gatekeeper is stricter and denies `ls ~/.ssh`.)
+//
+// Each traced line is a sandbox and a tracer started: by default the test
+// traces 25 allowed lines (CI runs the whole suite on 2 cores);
+// HOLDFAST_TRACED_LINES=N traces N, for a campaign by hand.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -102,6 +107,8 @@ std::vector<std::string> violations(const std::string& trace, const Paths& p) {
   return found;
 }
 
+// Runs the line in real bash inside bubblewrap under strace -f; returns
+// the trace.
 std::string run_traced(const std::string& command, const Paths& p) {
   const std::string log = p.root + "/trace.log";
   base::SpawnRequest request;
@@ -212,6 +219,7 @@ class TracedProperty : public ::testing::Test {
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     base_ = fs::canonical(pattern).string();
     paths_ = {base_ + "/t", base_ + "/t/ws", base_ + "/t/home"};
+    make_tree(paths_);
   }
   void TearDown() override {
     if (!base_.empty()) fs::remove_all(base_);
@@ -229,6 +237,14 @@ class TracedProperty : public ::testing::Test {
     return decide({"Bash", line}, context);
   }
 
+  // The line's trace, run on a fresh tree (made in SetUp and again after
+  // every run, so decisions too see the tree as it was made).
+  std::string traced(const std::string& line) {
+    std::string trace = run_traced(line, paths_);
+    make_tree(paths_);
+    return trace;
+  }
+
   std::string base_;
   Paths paths_;
 };
@@ -239,21 +255,29 @@ TEST_F(TracedProperty, TheTracerSeesDeniedEffects) {
   for (const char* line : {"cat ~/.ssh/id_rsa", "rm -f f2", "sed 's/a/b/w protected/x' f",
                            "awk 'BEGIN{system(\"rm -f f2\")}'", "cat key",
                            "echo x > /etc/hf_probe"}) {
-    make_tree(paths_);
-    EXPECT_FALSE(violations(run_traced(line, paths_), paths_).empty()) << line;
+    EXPECT_FALSE(violations(traced(line), paths_).empty()) << line;
     EXPECT_NE(decide_in(line, Mode::yolo).decision, Decision::allow) << line;
   }
-  make_tree(paths_);
-  EXPECT_TRUE(violations(run_traced("cat f src/a.c > out", paths_), paths_).empty());
+  const std::string clean = traced("cat f src/a.c > out");
+  EXPECT_TRUE(violations(clean, paths_).empty()) << clean;
+  EXPECT_NE(clean.find("execve("), std::string::npos) << "the clean line was traced";
+}
+
+int lines_to_trace() {
+  const char* text = std::getenv("HOLDFAST_TRACED_LINES");
+  if (text == nullptr || *text == '\0') return 25;
+  const int n = std::atoi(text);
+  return n > 0 ? n : 25;
 }
 
 TEST_F(TracedProperty, NoAllowedLineDoesWhatADenyRuleDenies) {
+  const int wanted = lines_to_trace();
   Generator generator(20241201);  // fixed: failures reproduce
-  int allowed = 0;
+  std::vector<std::string> allowed;
+  std::vector<std::string> reasons;
   int generated = 0;
-  for (; generated < 500 && allowed < 100; ++generated) {
+  for (; generated < 10 * wanted && static_cast<int>(allowed.size()) < wanted; ++generated) {
     const std::string line = generator.line();
-    make_tree(paths_);
     const Verdict loosest = decide_in(line, Mode::yolo);
     // No mode allows what yolo does not.
     for (Mode mode : {Mode::plan, Mode::default_mode, Mode::auto_edit}) {
@@ -262,14 +286,21 @@ TEST_F(TracedProperty, NoAllowedLineDoesWhatADenyRuleDenies) {
       }
     }
     if (loosest.decision != Decision::allow) continue;
-    ++allowed;
-    const std::vector<std::string> found = violations(run_traced(line, paths_), paths_);
-    EXPECT_TRUE(found.empty()) << "allowed in yolo mode: " << line << "\n  " << loosest.reason
+    allowed.push_back(line);
+    reasons.push_back(loosest.reason);
+  }
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    const std::string trace = traced(allowed[i]);
+    // Each line ran: bash's own execve is in every trace.
+    EXPECT_NE(trace.find("execve("), std::string::npos) << "not traced: " << allowed[i];
+    const std::vector<std::string> found = violations(trace, paths_);
+    EXPECT_TRUE(found.empty()) << "allowed in yolo mode: " << allowed[i] << "\n  " << reasons[i]
                                << "\n  but it " << (found.empty() ? "" : found.front());
   }
-  // The property was exercised, not vacuously true.
-  EXPECT_GE(allowed, 50) << "of " << generated << " generated lines";
-  std::cout << allowed << " of " << generated << " generated lines were allowed and traced\n";
+  // The property was exercised, not vacuously true: the lines were allowed
+  // and ran.
+  EXPECT_GE(static_cast<int>(allowed.size()), wanted * 9 / 10) << "of " << generated << " generated";
+  std::cout << allowed.size() << " of " << generated << " generated lines were allowed and traced\n";
 }
 
 }  // namespace
