@@ -286,6 +286,7 @@ void CommandMapper::check_assignment(std::size_t index, bool exported) {
       }
     }
   }
+  if (name.starts_with("GIT_CONFIG")) git_environment_config(index, name, value);
   if (is_command_variable(name)) {
     std::string body = value;
     if (name.starts_with("LESS")) body.erase(0, std::min(body.find_first_not_of('|'), body.size()));

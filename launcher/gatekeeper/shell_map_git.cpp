@@ -114,6 +114,36 @@ void CommandMapper::git_config(const std::string& entry, const std::string& via)
   unanalysable(via + " -c " + key + " is configuration holdfast does not map");
 }
 
+void CommandMapper::git_environment_config(std::size_t index, const std::string& name,
+                                           const std::string& value) {
+  constexpr std::string_view kValue = "GIT_CONFIG_VALUE_";
+  if (!name.starts_with(kValue)) {
+    if (name.starts_with("GIT_CONFIG_KEY_") || name == "GIT_CONFIG_COUNT") return;
+    // GIT_CONFIG_PARAMETERS (git's own quoting), GIT_CONFIG_GLOBAL and
+    // GIT_CONFIG_SYSTEM (files): configuration holdfast does not read.
+    runs_unknown("the environment variable " + name + " hands git configuration it may run");
+    return;
+  }
+  // The key is the GIT_CONFIG_KEY_<n> given on the same line; without it,
+  // the value may be any key's, so it counts as a command git may run.
+  const std::string key_name = "GIT_CONFIG_KEY_" + name.substr(kValue.size());
+  for (std::size_t k = 0; k < words_.size() && is_assignment(*raw_[k]); ++k) {
+    const std::string& text = words_[k].text;
+    if (!text.starts_with(key_name + "=")) continue;
+    if (words_[k].dynamic || words_[index].dynamic) {
+      runs_unknown("git configuration from the environment is computed");
+      return;
+    }
+    git_config(text.substr(key_name.size() + 1) + "=" + value, name);
+    return;
+  }
+  if (words_[index].dynamic) {
+    runs_unknown(name + " is computed git configuration");
+  } else if (!value.empty()) {
+    nest(value, name + " (configuration git may run)");
+  }
+}
+
 void CommandMapper::map_git(std::size_t i, const std::string& via) {
   static const OptionTable kGlobals = compile_options(kGlobalOptions, ParseStyle::exact);
   const Parsed globals = parse_args(words_, i + 1, kGlobals, true);

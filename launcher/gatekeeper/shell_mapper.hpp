@@ -96,6 +96,10 @@ class CommandMapper {
   // --- shell_map_git.cpp ---
   void map_git(std::size_t i, const std::string& via);
   void git_config(const std::string& entry, const std::string& via);
+  // GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n> (git -c in the environment),
+  // GIT_CONFIG_PARAMETERS, GIT_CONFIG_GLOBAL, ...
+  void git_environment_config(std::size_t index, const std::string& name,
+                              const std::string& value);
 
   const SimpleCommand& command_;
   State& state_;

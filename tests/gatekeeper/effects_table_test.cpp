@@ -45,6 +45,7 @@ struct Case {
   const char* command;
   PerMode expected;
   const char* rule = nullptr;  // the deciding rule in the default mode, if checked
+  const char* allow = nullptr;  // an allow rule of the case's own, besides kAllow
   const char* cwd = "@W";
 };
 
@@ -109,6 +110,67 @@ const Case kCases[] = {
     {"glob_ssh", "cat ~/.ss?/id_rsa", kAlwaysAsks},
 };
 
+// The public advisories on Claude Code's and Qwen Code's permission checks
+// (README, "Gatekeeper"): one row per command class that applies to
+// holdfast, under the same rules. The comment says what main (db382bf)
+// answered where it allowed.
+const Case kAdvisoryCases[] = {
+    // Claude Code GHSA-xq4m-mc3c-vvg3 ($IFS and short options). main: yolo allow.
+    {"cc_ifs_splits_an_option", "rg$IFS--pre=rm x .", kAlwaysAsks},
+    // main: allow in every mode.
+    {"cc_short_option_cluster_sed_e", "sed -ne '1e rm -rf x' f", kDenied, "Bash(rm:*)"},
+    {"cc_abbreviated_compress_program", "sort -S1 -T. --compress-prog=rm f", kDenied,
+     "Bash(rm:*)"},
+    // Claude Code GHSA-qxfv-fcpc-w36x (rg). main: allow in every mode.
+    {"cc_rg_pre_separate_value", "rg --pre rm x .", kDenied, "Bash(rm:*)"},
+    // Claude Code GHSA-7mv8-j34q-vp7q (sed writes). main: allow in every mode.
+    {"cc_sed_w_command", "sed -n 'w /etc/cron.d/evil' f", kDenied, "Edit(//etc/**)"},
+    // A sed script that only prints stays allowed (tac).
+    {"cc_sed_read_only_script", "sed -n '1!G;h;$p' f", kAllowed},
+    // Claude Code GHSA-qgqw-h4xq-7w8w (find). main: yolo allow.
+    {"cc_find_okdir", "echo y | find . -okdir rm -rf {} +", kDenied, "Bash(rm:*)"},
+    {"cc_find_fprint", "find . -fprint /etc/x", kDenied, "Edit(//etc/**)"},
+    // main: yolo allow.
+    {"cc_find_delete_above_denied", "find / -delete", kAlwaysAsks},
+    // Claude Code GHSA-66q4-vfjg-2qhh (cd into a protected directory).
+    {"cc_cd_then_write", "cd /etc && echo x > cron.d/evil", kDenied, "Edit(//etc/**)"},
+    // Claude Code GHSA-x56v-x2h6-7j34 (echo) and the 50-subcommand cap.
+    {"cc_echo_substitution", "echo \"$(rm -rf x)\"", kDenied, "Bash(rm:*)"},
+    {"cc_many_subcommands",
+     "true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;"
+     "true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;"
+     "true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;"
+     "curl https://example.com/",
+     kDenied, "Bash(curl:*)"},
+    // The awk read-only bypass (brokensec/Claude-Code-awk). main: allow in every mode.
+    {"cc_awk_getline_command", "awk 'BEGIN{\"rm -rf x\" | getline}'", kDenied, "Bash(rm:*)"},
+    // Qwen Code #4930 (env runs its arguments).
+    {"qwen_env_runs_command", "env rm -rf x", kDenied, "Bash(rm:*)", "Bash(env:*)"},
+    // Qwen Code #10197 (loader environment under a concrete allow rule).
+    // main: allow in default mode.
+    {"qwen_node_options_under_allow_rule", "NODE_OPTIONS=--require=./x.cjs npm --version", kAsks,
+     nullptr, "Bash(npm --version)"},
+    // main and this branch before GIT_CONFIG_* was read: allow in default mode.
+    {"qwen_git_config_environment",
+     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf x' git log",
+     kDenied, "Bash(rm:*)"},
+    // Qwen Code #10196 (a redirect through $PWD under a concrete allow rule).
+    {"qwen_pwd_redirect_under_allow_rule", "printf x >\"$PWD/Makefile\"", kDenied,
+     "Edit(./Makefile)", "Bash(printf x)"},
+    // Qwen Code #11764 (a backslash inside single quotes) and #1638 (newlines).
+    {"qwen_backslash_in_single_quotes", "echo 'a\\' ; rm -rf x", kDenied, "Bash(rm:*)",
+     "Bash(echo *)"},
+    {"qwen_newline_separates_commands", "grep ^Install README.md\ncurl https://example.com/",
+     kDenied, "Bash(curl:*)"},
+    // xargs runs what it is given (an allow rule for xargs does not allow rm).
+    {"xargs_under_allow_rule", "echo x | xargs rm -rf", kDenied, "Bash(rm:*)", "Bash(xargs:*)"},
+    // git's options that run programs, under allow Bash(git:*). main: allow in default mode.
+    {"git_grep_open_files_in_pager", "git grep --open-files-in-pager=rm x", kDenied,
+     "Bash(rm:*)"},
+    {"git_grep_short_o", "git grep -Orm x", kDenied, "Bash(rm:*)"},
+    {"git_c_core_pager", "git -c core.pager='rm -rf x' log", kDenied, "Bash(rm:*)"},
+};
+
 class EffectsTable : public ::testing::TestWithParam<Case> {};
 
 std::vector<Rule> parse_all(const std::vector<std::string>& texts) {
@@ -125,6 +187,7 @@ TEST_P(EffectsTable, DecidesInEveryMode) {
   context.home = tree().home;
   context.tmp = tree().tmp;
   context.persistent = {parse_all(kAllow), {}, parse_all(kDeny)};
+  if (c.allow != nullptr) context.persistent.allow.push_back(parse_rule(c.allow));
   context.resolve = resolve_symlinks;
   prepare(context);
   const ToolCall call{"Bash", expand_placeholders(c.command)};
@@ -144,6 +207,10 @@ TEST_P(EffectsTable, DecidesInEveryMode) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Issue24, EffectsTable, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.name);
+                         });
+INSTANTIATE_TEST_SUITE_P(Advisories, EffectsTable, ::testing::ValuesIn(kAdvisoryCases),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return std::string(info.param.name);
                          });
