@@ -422,13 +422,13 @@ class Decider {
     return std::nullopt;
   }
 
-  // Is there a deny rule for this kind of operation, and (with a path)
-  // one that could match the path or something below it?
-  const CompiledRule* deny_for(OpKind kind, const std::string* below) const {
+  // Is there a rule of the tier for this kind of operation, and (with a
+  // path) one that could match the path or something below it?
+  const CompiledRule* rule_for(Tier tier, OpKind kind, const std::string* below) const {
     const std::vector<std::string_view> path =
         below != nullptr ? split_path(*below) : std::vector<std::string_view>{};
     const unsigned bit = 1U << static_cast<unsigned>(kind);
-    for (const CompiledRule* ref : r_.operation_rules[kDeny]) {
+    for (const CompiledRule* ref : r_.operation_rules[tier]) {
       const CompiledRule& rule = *ref;
       if ((rule.kinds & bit) == 0) continue;
       if (below == nullptr || !rule.rule->has_specifier || glob_may_match_below(rule.path, path)) {
@@ -458,7 +458,7 @@ class Decider {
                                   "fetch from " + op.target + " (tool default: ask)"};
     } else if (op.scope == shell::Scope::anywhere) {
       verdict = {Decision::ask, std::nullopt, "it may " + kind + " any path"};
-      if (const CompiledRule* rule = deny_for(op.kind, nullptr)) {
+      if (const CompiledRule* rule = rule_for(kDeny, op.kind, nullptr)) {
         mark_may_be_denied("a " + kind + " that deny rule " + rule->rule->text + " denies");
       }
     } else {
@@ -466,18 +466,28 @@ class Decider {
       matched = match_path(op.kind, op.target, resolved, 3, nullptr);
       verdict = matched ? *matched : path_default(op.kind, op.target, resolved);
       if (verdict.decision != Decision::deny && op.scope != shell::Scope::exact) {
+        // A pattern may be any path. A subtree (walked without following
+        // links) is as its root unless a deny or ask rule could match below it.
         const CompiledRule* rule = nullptr;
+        bool wider = true;
         if (op.scope == shell::Scope::pattern) {
-          rule = deny_for(op.kind, nullptr);
+          rule = rule_for(kDeny, op.kind, nullptr);
         } else {
-          rule = deny_for(op.kind, &op.target);
-          if (rule == nullptr && resolved != op.target) rule = deny_for(op.kind, &resolved);
+          auto below = [&](Tier tier) {
+            const CompiledRule* found = rule_for(tier, op.kind, &op.target);
+            return found != nullptr || resolved == op.target ? found
+                                                             : rule_for(tier, op.kind, &resolved);
+          };
+          rule = below(kDeny);
+          wider = rule != nullptr || below(kAsk) != nullptr;
         }
         const std::string what = op.scope == shell::Scope::pattern
                                      ? "the paths " + op.target + " may be"
                                      : "everything below " + op.target;
-        keep_strictest(verdict, {Decision::ask, std::nullopt,
-                                 "it may " + kind + " " + what + " (not only what it names)"});
+        if (wider) {
+          keep_strictest(verdict, {Decision::ask, std::nullopt,
+                                   "it may " + kind + " " + what + " (not only what it names)"});
+        }
         if (rule != nullptr) {
           mark_may_be_denied("a " + kind + " that deny rule " + rule->rule->text + " denies");
         }

@@ -63,10 +63,14 @@ void CommandMapper::map_find(std::size_t i, const std::string& via) {
     if (!words_[k].dynamic && (t.starts_with("-") || t == "(" || t == "!" || t == ")" || t == ",")) {
       break;
     }
-    add_path(OpKind::read, k, 0, via);
     roots.push_back(k);
   }
-  if (roots.empty()) add_cwd(OpKind::read, via, Scope::exact);
+  follows = follows || std::any_of(words_.begin() + static_cast<std::ptrdiff_t>(k), words_.end(),
+                                   [](const Expanded& w) { return w.text == "-follow"; });
+  // find reads every directory below its start points, whatever it prints.
+  const Scope walked = follows ? Scope::pattern : Scope::subtree;
+  for (std::size_t root : roots) add_path(OpKind::read, root, 0, via, walked);
+  if (roots.empty()) add_cwd(OpKind::read, via, walked);
   // What an action touches: anything below the roots (and, with -L,
   // anything their symlinks lead to).
   auto below_roots = [&](OpKind kind) {

@@ -249,7 +249,23 @@ void CommandMapper::map_jq(const Parsed& parsed, const std::string& via) {
     apply_script(effects, via);
     first_file = 1;
   }
-  for (std::size_t k = first_file; k < ops.size(); ++k) add_path(OpKind::read, ops[k], 0, via);
+  // After --args or --jsonargs, jq takes the operands as values ($ARGS),
+  // not files (jq 1.6 main.c): the first such word that is an option, not
+  // an option's value or an operand after `--`.
+  std::size_t values_from = SIZE_MAX;
+  for (std::size_t w = 0; w < words_.size() && values_from == SIZE_MAX; ++w) {
+    const std::string& t = words_[w].text;
+    if (words_[w].dynamic || (t != "--args" && t != "--jsonargs")) continue;
+    const bool is_value = std::any_of(parsed.options.begin(), parsed.options.end(),
+                                      [&](const Option& o) {
+                                        return o.word == static_cast<int>(w) ||
+                                               o.word2 == static_cast<int>(w);
+                                      });
+    if (!is_value && std::find(ops.begin(), ops.end(), w) == ops.end()) values_from = w;
+  }
+  for (std::size_t k = first_file; k < ops.size(); ++k) {
+    if (ops[k] < values_from) add_path(OpKind::read, ops[k], 0, via);
+  }
 }
 
 void CommandMapper::map_grep(const Program& program, const Parsed& parsed,
@@ -368,12 +384,18 @@ bool CommandMapper::map_family(const Program& program, std::size_t i) {
       }
       break;
     case Family::read_all: {
-      if (ops.empty() && (program.name == "ls" || program.name == "du")) {
-        add_cwd(OpKind::read, via, Scope::exact);
-      }
+      // A recursive listing reads every directory below its operands (ls -R
+      // ~ lists ~/.ssh); du always walks the whole tree. -L follows links.
       const bool recursive =
-          program.name == "diff" && find_option(p, {"r", "recursive"}) != nullptr;
-      all(OpKind::read, 0, recursive ? Scope::subtree : Scope::exact);
+          program.name == "du" ||
+          (program.name == "ls" && find_option(p, {"R", "recursive"}) != nullptr) ||
+          (program.name == "diff" && find_option(p, {"r", "recursive"}) != nullptr);
+      const bool follows = find_option(p, {"L", "dereference"}) != nullptr;
+      const Scope scope = !recursive ? Scope::exact : follows ? Scope::pattern : Scope::subtree;
+      if (ops.empty() && (program.name == "ls" || program.name == "du")) {
+        add_cwd(OpKind::read, via, scope);
+      }
+      all(OpKind::read, 0, scope);
       if (find_option(p, {"c", "check"}) != nullptr && program.name.ends_with("sum")) {
         unanalysable(via + " --check reads the files its list names");
         add_anywhere(OpKind::read, via);
@@ -399,6 +421,18 @@ bool CommandMapper::map_family(const Program& program, std::size_t i) {
     case Family::edit_all: {
       const bool recursive = find_option(p, {"r", "R", "recursive"}) != nullptr;
       all(OpKind::edit, 0, recursive ? Scope::subtree : Scope::exact);
+      if (program.name == "rmdir" && find_option(p, {"p", "parents"}) != nullptr) {
+        // rmdir -p a/b/c also removes a/b and a (as written: no "..").
+        for (std::size_t k : ops) {
+          if (words_[k].dynamic || words_[k].pattern) continue;  // add_path asked already
+          std::string_view path = strip_trailing_slashes(words_[k].text);
+          for (auto slash = path.rfind('/'); slash != std::string_view::npos && slash > 0;
+               slash = path.rfind('/')) {
+            path = strip_trailing_slashes(path.substr(0, slash));
+            add_literal_path(OpKind::edit, std::string(path), via);
+          }
+        }
+      }
       break;
     }
     case Family::chmod:

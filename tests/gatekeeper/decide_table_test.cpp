@@ -265,6 +265,20 @@ const Case kCases[] = {
     {"dd_if_tilde", "Bash", "dd if=~/.ssh/id_rsa of=/dev/null", DENY, "Read(~/.ssh/**)"},
     {"dd_if_home", "Bash", "dd if=$HOME/.ssh/id_rsa of=out", DENY, "Read(~/.ssh/**)"},
     {"find_denied_dir", "Bash", "find ~/.ssh -name x", DENY, "Read(~/.ssh/**)"},
+    // A recursive listing reads every directory below its operands: ls -R ~
+    // lists ~/.ssh, so no mode approves it (it may be a denied read).
+    {"ls_recursive_lists_denied_dir_below", "Bash", "ls -R ~", ASK, kNoRule, Mode::yolo},
+    {"du_walks_denied_dir_below", "Bash", "du -s ~", ASK, kNoRule, Mode::yolo},
+    {"find_walks_denied_dir_below", "Bash", "find ~ -name x", ASK, kNoRule, Mode::yolo},
+    // A subtree with no deny or ask rule below it is decided as its root.
+    {"subtree_without_rules_below_is_its_root", "Bash", "grep -r x /usr/share/doc", ALLOW,
+     "Read(//usr/share/**)"},
+    // rmdir -p removes the parents as written: .. is the workspace's parent.
+    {"rmdir_parents_are_edits", "Bash", "rmdir -p ../ws/empty", ASK, kNoRule},
+    // jq takes the operands after --args as values, not files.
+    {"jq_args_are_not_files", "Bash", "jq -n '$ARGS' --args ~/.ssh/id_rsa", ALLOW, kNoRule},
+    {"jq_file_before_args_is_read", "Bash", "jq . ~/.ssh/id_rsa --args x", DENY,
+     "Read(~/.ssh/**)"},
     {"find_delete_asks", "Bash", "find . -name '*.o' -delete", ASK, kNoRule},
     {"find_exec_asks", "Bash", "find . -exec rm {} \\;", ASK, kNoRule},
     {"glob_under_denied_dir", "Bash", "cat ~/.ssh/*", DENY, "Read(~/.ssh/**)"},
