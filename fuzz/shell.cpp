@@ -69,8 +69,7 @@ struct Expectation {
 Expectation expect(const shell::Analysis& analysis) {
   Expectation e;
   for (const auto& command : analysis.commands) {
-    if ((!command.words.empty() && !command.dynamic.at(0) &&
-         is_denied_program(command.words[0])) ||
+    if ((!command.words.empty() && !command.dynamic.at(0) && is_denied_program(command.words[0])) ||
         (!command.typed_words.empty() && command.typed_words[0] == "rm") ||
         (!command.typed_words.empty() && command.typed_words[0] == "curl")) {
       e.denied = true;
@@ -155,7 +154,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const gatekeeper::Decision yolo = decisions[3];
     for (const gatekeeper::Decision d : decisions) {
-      if (expected.denied) check(d == gatekeeper::Decision::deny, "what a deny rule matches is denied");
+      if (expected.denied) {
+        check(d == gatekeeper::Decision::deny, "what a deny rule matches is denied");
+      }
       if (expected.may_be_denied) {
         check(d != gatekeeper::Decision::allow, "no mode allows what might be denied");
       }

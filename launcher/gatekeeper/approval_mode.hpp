@@ -1,7 +1,8 @@
 // Approval modes: the last step of a decision. A mode can turn an
 // `ask` into `allow`, or (plan) refuse what is not read-only; no mode ever
 // turns a `deny` into anything else nor approves an `ask` that might be
-// a deny (may_be_denied), and no mode touches the sandbox policy, which is not the gatekeeper's to change.
+// a deny (may_be_denied), and no mode touches the sandbox policy, which is
+// not the gatekeeper's to change.
 #pragma once
 
 #include <optional>

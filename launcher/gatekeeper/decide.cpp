@@ -104,7 +104,8 @@ std::shared_ptr<CompiledRules> compile(const Context& context) {
       for (const Rule& rule : *list) {
         CompiledRule compiled = compile_rule(rule, out->bases);
         for (OpKind kind : {OpKind::read, OpKind::write, OpKind::edit, OpKind::fetch}) {
-          if (covers(rule, kind, static_cast<Tier>(tier))) compiled.kinds |= 1U << static_cast<unsigned>(kind);
+          if (covers(rule, kind, static_cast<Tier>(tier)))
+            compiled.kinds |= 1U << static_cast<unsigned>(kind);
         }
         for (const std::string& word : compiled.words) {
           compiled.word_globs.push_back(word.find_first_of("*?[") != std::string::npos);

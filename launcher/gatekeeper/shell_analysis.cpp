@@ -20,10 +20,11 @@ constexpr std::size_t kMaxBraces = 256;  // words one brace expansion may make
 // Environment that changes nothing a program runs or loads.
 bool is_harmless_variable(std::string_view name) {
   static constexpr std::string_view kNames[] = {
-      "LANG",         "LANGUAGE",        "TZ",          "TERM",         "COLUMNS",
-      "LINES",        "NO_COLOR",        "FORCE_COLOR", "CLICOLOR",     "CLICOLOR_FORCE",
-      "CI",           "DEBIAN_FRONTEND", "GREP_COLOR",  "GREP_COLORS",  "LS_COLORS",
-      "TIME_STYLE",   "QUOTING_STYLE",   "TABSIZE",     "BLOCK_SIZE",   "DU_BLOCK_SIZE",
+      "LANG",          "LANGUAGE",        "TZ",         "TERM",
+      "COLUMNS",       "LINES",           "NO_COLOR",   "FORCE_COLOR",
+      "CLICOLOR",      "CLICOLOR_FORCE",  "CI",         "DEBIAN_FRONTEND",
+      "GREP_COLOR",    "GREP_COLORS",     "LS_COLORS",  "TIME_STYLE",
+      "QUOTING_STYLE", "TABSIZE",         "BLOCK_SIZE", "DU_BLOCK_SIZE",
       "LS_BLOCK_SIZE", "POSIXLY_CORRECT", "NO_PROXY"};
   return name.starts_with("LC_") ||
          std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
@@ -32,22 +33,23 @@ bool is_harmless_variable(std::string_view name) {
 // Environment whose value is a command line some program runs.
 bool is_command_variable(std::string_view name) {
   static constexpr std::string_view kNames[] = {
-      "LESSOPEN",  "LESSCLOSE",       "PAGER",          "MANPAGER",          "GIT_PAGER",
-      "EDITOR",    "VISUAL",          "GIT_EDITOR",     "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND",
-      "GIT_SSH",   "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",  "SSH_ASKPASS",       "SUDO_ASKPASS",
-      "PROMPT_COMMAND", "BROWSER",   "SYSTEMD_PAGER"};
+      "LESSOPEN",        "LESSCLOSE",   "PAGER",
+      "MANPAGER",        "GIT_PAGER",   "EDITOR",
+      "VISUAL",          "GIT_EDITOR",  "GIT_SEQUENCE_EDITOR",
+      "GIT_SSH_COMMAND", "GIT_SSH",     "GIT_EXTERNAL_DIFF",
+      "GIT_ASKPASS",     "SSH_ASKPASS", "SUDO_ASKPASS",
+      "PROMPT_COMMAND",  "BROWSER",     "SYSTEMD_PAGER"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
 // Environment the analysis names when it asks (the rest asks as unknown).
 bool changes_what_runs(std::string_view name) {
   static constexpr std::string_view kPrefixes[] = {
-      "LD_",     "GIT_",  "PYTHON", "PERL",  "RUBY", "NODE_", "BASH_", "LESS", "GCONV_",
-      "MALLOC_", "GLIBC_", "NPM_",  "npm_",  "JAVA_", "CLASSPATH"};
-  static constexpr std::string_view kNames[] = {"PATH",  "ENV",     "SHELLOPTS", "BASHOPTS",
-                                                "IFS",   "PS4",     "CDPATH",    "HOME",
-                                                "TMPDIR", "LOCPATH", "NLSPATH",  "HOSTALIASES",
-                                                "SHELL", "MAKEFLAGS", "GLOBIGNORE"};
+      "LD_",    "GIT_",    "PYTHON", "PERL", "RUBY", "NODE_", "BASH_",    "LESS",
+      "GCONV_", "MALLOC_", "GLIBC_", "NPM_", "npm_", "JAVA_", "CLASSPATH"};
+  static constexpr std::string_view kNames[] = {
+      "PATH",   "ENV",     "SHELLOPTS", "BASHOPTS",    "IFS",   "PS4",       "CDPATH",    "HOME",
+      "TMPDIR", "LOCPATH", "NLSPATH",   "HOSTALIASES", "SHELL", "MAKEFLAGS", "GLOBIGNORE"};
   return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                      [&](std::string_view p) { return name.starts_with(p); }) ||
          std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames) ||
@@ -187,6 +189,26 @@ void CommandMapper::add_cwd(OpKind kind, const std::string& via, Scope scope) {
   }
 }
 
+bool CommandMapper::relative_after_unknown_cd(OpKind kind, const std::string& text,
+                                              const std::string& via) {
+  if (text[0] == '/' || !state_.cwd_unknown) return false;
+  unanalysable("the relative path " + text + " follows a cd to an unknown directory");
+  add_anywhere(kind, via);
+  return true;
+}
+
+void CommandMapper::push_path(OpKind kind, const std::string& text, const std::string& cwd,
+                              const std::string& via, Scope scope) {
+  const std::string path = normalize_path(text, cwd);
+  if (is_device_without_effect(path)) return;
+  const bool seen = std::any_of(result_.ops.begin(), result_.ops.end(), [&](const Operation& op) {
+    return op.kind == kind && op.target == path && op.scope == scope;
+  });
+  if (!seen) {
+    result_.ops.push_back({kind, path, via, text[0] == '/' ? text : cwd + "/" + text, scope});
+  }
+}
+
 void CommandMapper::add_path(OpKind kind, std::size_t index, std::size_t offset,
                              const std::string& via, Scope scope) {
   const Word& word = index < raw_.size() ? *raw_[index] : redirect_word_;
@@ -200,25 +222,13 @@ void CommandMapper::add_path(OpKind kind, std::size_t index, std::size_t offset,
       add_anywhere(kind, via);
       return;
     }
-    if (text[0] != '/' && state_.cwd_unknown) {
-      unanalysable("the relative path " + text + " follows a cd to an unknown directory");
-      add_anywhere(kind, via);
-      return;
-    }
+    if (relative_after_unknown_cd(kind, text, via)) return;
     Scope here = scope;
     if (e.pattern) {
       unanalysable("the path " + text + " is a glob pattern");
       here = Scope::pattern;
     }
-    const std::string path = normalize_path(text, cwd);
-    if (is_device_without_effect(path)) return;
-    const bool seen =
-        std::any_of(result_.ops.begin(), result_.ops.end(), [&](const Operation& op) {
-          return op.kind == kind && op.target == path && op.scope == here;
-        });
-    if (!seen) {
-      result_.ops.push_back({kind, path, via, text[0] == '/' ? text : cwd + "/" + text, here});
-    }
+    push_path(kind, text, cwd, via, here);
   }
 }
 
@@ -228,16 +238,8 @@ void CommandMapper::add_literal_path(OpKind kind, const std::string& text, const
     add_anywhere(kind, via);
     return;
   }
-  if (text[0] != '/' && state_.cwd_unknown) {
-    unanalysable("the relative path " + text + " follows a cd to an unknown directory");
-    add_anywhere(kind, via);
-    return;
-  }
-  for (const std::string& cwd : state_.cwds) {
-    const std::string path = normalize_path(text, cwd);
-    if (is_device_without_effect(path)) return;
-    result_.ops.push_back({kind, path, via, text[0] == '/' ? text : cwd + "/" + text, scope});
-  }
+  if (relative_after_unknown_cd(kind, text, via)) return;
+  for (const std::string& cwd : state_.cwds) push_path(kind, text, cwd, via, scope);
 }
 
 void CommandMapper::add_option_path(OpKind kind, const Option& option, const std::string& via,
@@ -252,8 +254,8 @@ void CommandMapper::map_redirect(const Redirect& redirect) {
   const std::string& op = redirect.op;
   if (op == "<<" || op == "<<-" || op == "<<<") return;  // here-document, here-string: no file
   if ((op == ">&" || op == "<&") &&
-      (target.text == "-" || (!target.text.empty() &&
-                              std::all_of(target.text.begin(), target.text.end(), ::isdigit)))) {
+      (target.text == "-" ||
+       (!target.text.empty() && std::all_of(target.text.begin(), target.text.end(), ::isdigit)))) {
     return;  // duplicating a descriptor
   }
   redirect_word_ = redirect.target;
@@ -332,7 +334,8 @@ std::string CommandMapper::line_from(std::size_t from, std::size_t to) const {
   std::string line;
   for (std::size_t k = from; k < to && k < words_.size(); ++k) {
     if (!line.empty()) line += ' ';
-    line += words_[k].dynamic || words_[k].pattern ? raw_[k]->source : single_quoted(words_[k].text);
+    line +=
+        words_[k].dynamic || words_[k].pattern ? raw_[k]->source : single_quoted(words_[k].text);
   }
   return line;
 }
@@ -380,7 +383,8 @@ std::size_t CommandMapper::strip_wrappers(std::size_t i) {
       const std::string what = name + " -S splits a string into a command";
       unanalysable(what);
       runs_unknown(what);
-      if (split->word >= 0 && words_[static_cast<std::size_t>(split->word)].dynamic) return SIZE_MAX;
+      if (split->word >= 0 && words_[static_cast<std::size_t>(split->word)].dynamic)
+        return SIZE_MAX;
       std::string line = split->value;
       const std::string rest = line_from(p.end, words_.size());
       if (!rest.empty()) line += " " + rest;

@@ -12,21 +12,27 @@ namespace holdfast::gatekeeper::shell::detail {
 namespace {
 
 // Primaries without an argument.
+// A table, packed by hand.
+// clang-format off
 constexpr std::string_view kNoArgument[] = {
     "-depth", "-d", "-mount", "-xdev", "-noleaf", "-ignore_readdir_race",
     "-noignore_readdir_race", "-daystart", "-follow", "-empty", "-executable", "-readable",
     "-writable", "-nouser", "-nogroup", "-true", "-false", "-print", "-print0", "-ls", "-prune",
     "-quit", "-o", "-or", "-a", "-and", "-not", "!", "(", ")", ",", "-help", "--help",
     "-version", "--version", "-warn", "-nowarn", "-delete"};
+// clang-format on
 
 // Primaries with one argument that names no file to touch (-newer and
 // friends only look at a file's times).
+// A table, packed by hand.
+// clang-format off
 constexpr std::string_view kOneArgument[] = {
     "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
     "-regextype", "-type", "-xtype", "-size", "-perm", "-user", "-group", "-uid", "-gid",
     "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-newer", "-anewer", "-cnewer",
     "-samefile", "-inum", "-links", "-maxdepth", "-mindepth", "-lname", "-ilname", "-fstype",
     "-used", "-context", "-printf"};
+// clang-format on
 
 bool in(std::span<const std::string_view> list, std::string_view word) {
   return std::find(list.begin(), list.end(), word) != list.end();
@@ -60,7 +66,8 @@ void CommandMapper::map_find(std::size_t i, const std::string& via) {
   std::vector<std::size_t> roots;
   for (; k < words_.size(); ++k) {
     const std::string& t = words_[k].text;
-    if (!words_[k].dynamic && (t.starts_with("-") || t == "(" || t == "!" || t == ")" || t == ",")) {
+    if (!words_[k].dynamic &&
+        (t.starts_with("-") || t == "(" || t == "!" || t == ")" || t == ",")) {
       break;
     }
     roots.push_back(k);
@@ -99,7 +106,7 @@ void CommandMapper::map_find(std::size_t i, const std::string& via) {
       for (std::size_t w = k + 1; w < end; ++w) {
         if (!line.empty()) line += ' ';
         line += words_[w].text.find("{}") != std::string::npos ? std::string(kEachMatch)
-                                                                : line_from(w, w + 1);
+                                                               : line_from(w, w + 1);
       }
       unanalysable("find " + t + " runs a command on every match");
       if (!line.empty()) nest(line, "find " + t);

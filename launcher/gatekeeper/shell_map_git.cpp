@@ -19,6 +19,8 @@ constexpr std::string_view kGlobalOptions =
     "--list-cmds= --attr-source= --config-env=U --exec-path=?U --html-path --man-path "
     "--info-path --version --help";
 
+// A table, packed by hand.
+// clang-format off
 constexpr std::string_view kSubcommands[] = {
     "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle",
     "cat-file", "check-attr", "check-ignore", "checkout", "cherry", "cherry-pick", "clean",
@@ -30,21 +32,24 @@ constexpr std::string_view kSubcommands[] = {
     "show", "show-branch", "show-ref", "sparse-checkout", "stash", "status", "submodule",
     "switch", "symbolic-ref", "tag", "update-index", "update-ref", "var", "version",
     "whatchanged", "worktree", "write-tree"};
+// clang-format on
 
 // Configuration whose value git runs as a command (or a program).
 bool runs_value(std::string_view key) {
+  // A table, packed by hand.
+  // clang-format off
   static constexpr std::string_view kKeys[] = {
       "core.sshcommand", "core.pager",   "core.editor",        "core.askpass",
       "core.fsmonitor",  "core.gitproxy", "core.alternaterefscommand", "sequence.editor",
       "diff.external",   "credential.helper", "gpg.program",  "uploadpack.packobjectshook",
       "web.browser",     "sendemail.smtpserver", "ssh.variant"};
+  // clang-format on
   if (std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys)) return true;
   const auto first = key.find('.');
   const auto last = key.rfind('.');
   const std::string_view section = key.substr(0, first);
   const std::string_view name = key.substr(last + 1);
-  return section == "pager" ||
-         (section == "diff" && (name == "textconv" || name == "command")) ||
+  return section == "pager" || (section == "diff" && (name == "textconv" || name == "command")) ||
          (section == "merge" && name == "driver") ||
          (section == "filter" && (name == "clean" || name == "smudge" || name == "process")) ||
          (section == "credential" && name == "helper") || (section == "gpg" && name == "program") ||
@@ -56,16 +61,21 @@ bool runs_value(std::string_view key) {
 
 // Configuration that changes nothing git runs or touches outside the repository.
 bool harmless_key(std::string_view key) {
+  // A table, packed by hand.
+  // clang-format off
   static constexpr std::string_view kSections[] = {"user.", "color.", "advice.", "column.",
                                                    "i18n.", "status.", "log.", "format."};
+  // clang-format on
   static constexpr std::string_view kKeys[] = {
-      "core.quotepath",  "core.autocrlf",   "core.safecrlf",    "core.filemode",
-      "core.ignorecase", "core.abbrev",     "init.defaultbranch", "pull.rebase",
-      "pull.ff",         "push.default",    "push.autosetupremote", "merge.conflictstyle",
-      "merge.ff",        "diff.renames",    "diff.algorithm",   "diff.colormoved",
-      "safe.directory",  "commit.gpgsign",  "tag.sort",         "branch.sort",
-      "fetch.prune",     "rebase.autostash", "rebase.autosquash", "gc.auto",
-      "maintenance.auto", "protocol.version", "core.pager.color"};
+      "core.quotepath",     "core.autocrlf",        "core.safecrlf",
+      "core.filemode",      "core.ignorecase",      "core.abbrev",
+      "init.defaultbranch", "pull.rebase",          "pull.ff",
+      "push.default",       "push.autosetupremote", "merge.conflictstyle",
+      "merge.ff",           "diff.renames",         "diff.algorithm",
+      "diff.colormoved",    "safe.directory",       "commit.gpgsign",
+      "tag.sort",           "branch.sort",          "fetch.prune",
+      "rebase.autostash",   "rebase.autosquash",    "gc.auto",
+      "maintenance.auto",   "protocol.version",     "core.pager.color"};
   return std::any_of(std::begin(kSections), std::end(kSections),
                      [&](std::string_view s) { return key.starts_with(s); }) ||
          std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
@@ -77,11 +87,14 @@ struct GitOption {
   std::string_view name;
   char effect;
 };
+// A table, packed by hand.
+// clang-format off
 constexpr GitOption kLongOptions[] = {
     {"output", 'W'},     {"output-directory", 'W'}, {"exec", 'C'},      {"extcmd", 'C'},
     {"upload-pack", 'C'}, {"receive-pack", 'C'},    {"file", 'R'},      {"template", 'R'},
     {"separate-git-dir", 'W'}, {"open-files-in-pager", 'C'}, {"config", 'S'}, {"tool", 'U'},
 };
+// clang-format on
 
 }  // namespace
 
@@ -177,9 +190,8 @@ void CommandMapper::map_git(std::size_t i, const std::string& via) {
   const std::string& name = words_[sub].text;
   if (words_[sub].dynamic ||
       std::find(std::begin(kSubcommands), std::end(kSubcommands), name) == std::end(kSubcommands)) {
-    unanalysable(via + " " + name +
-                 " is not a subcommand holdfast maps (an alias or a git-" + name +
-                 " program runs whatever it names)");
+    unanalysable(via + " " + name + " is not a subcommand holdfast maps (an alias or a git-" +
+                 name + " program runs whatever it names)");
     if (words_[sub].dynamic) runs_unknown(via + " runs a computed subcommand");
   }
   std::vector<std::size_t> operands;
@@ -230,7 +242,8 @@ void CommandMapper::map_git(std::size_t i, const std::string& via) {
       }
     } else {
       const auto eq = t.find('=');
-      const std::string_view typed = std::string_view(t).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      const std::string_view typed =
+          std::string_view(t).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
       for (const GitOption& option : kLongOptions) {
         if (typed.empty() || !option.name.starts_with(typed)) continue;
         effect = option.effect;

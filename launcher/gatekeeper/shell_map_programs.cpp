@@ -87,7 +87,8 @@ void CommandMapper::option_effects(const Parsed& parsed, const std::string& via)
 
 void CommandMapper::apply_script(const ScriptEffects& effects, const std::string& via) {
   for (const auto& [kind, name] : effects.files) add_literal_path(kind, name, via);
-  for (const std::string& command : effects.commands) nest(command, via + " runs `" + command + "`");
+  for (const std::string& command : effects.commands)
+    nest(command, via + " runs `" + command + "`");
   for (const std::string& reason : effects.unknown) unanalysable(reason);
   if (!effects.runs_unknown.empty()) {
     unanalysable(effects.runs_unknown);
@@ -103,9 +104,8 @@ void CommandMapper::check_subscripts(std::size_t index, const std::string& via) 
   const auto open = text.find('[');
   if (open == std::string::npos) return;
   const auto close = text.rfind(']');
-  const std::string sub =
-      text.substr(open + 1, close == std::string::npos || close < open ? std::string::npos
-                                                                      : close - open - 1);
+  const std::string sub = text.substr(
+      open + 1, close == std::string::npos || close < open ? std::string::npos : close - open - 1);
   if (sub == "@" || sub == "*" || (!sub.empty() && is_plain_arithmetic(sub))) return;
   unanalysable(via + " evaluates the array subscript [" + sub + "] as arithmetic");
   for (const std::string& body : substitutions_in(sub)) nest(body, via + " subscript");
@@ -127,8 +127,8 @@ void CommandMapper::map_test(std::size_t i, const std::string& via) {
   for (std::size_t k = i + 1; k < words_.size(); ++k) {
     const std::string& t = words_[k].text;
     if ((t == "-v" || t == "-R") && k + 1 < words_.size()) check_subscripts(k + 1, via);
-    if (via == "[[" && (t == "-eq" || t == "-ne" || t == "-lt" || t == "-le" || t == "-gt" ||
-                        t == "-ge")) {
+    if (via == "[[" &&
+        (t == "-eq" || t == "-ne" || t == "-lt" || t == "-le" || t == "-gt" || t == "-ge")) {
       check_arithmetic(k - 1, via);
       check_arithmetic(k + 1, via);
     }
@@ -256,11 +256,10 @@ void CommandMapper::map_jq(const Parsed& parsed, const std::string& via) {
   for (std::size_t w = 0; w < words_.size() && values_from == SIZE_MAX; ++w) {
     const std::string& t = words_[w].text;
     if (words_[w].dynamic || (t != "--args" && t != "--jsonargs")) continue;
-    const bool is_value = std::any_of(parsed.options.begin(), parsed.options.end(),
-                                      [&](const Option& o) {
-                                        return o.word == static_cast<int>(w) ||
-                                               o.word2 == static_cast<int>(w);
-                                      });
+    const bool is_value =
+        std::any_of(parsed.options.begin(), parsed.options.end(), [&](const Option& o) {
+          return o.word == static_cast<int>(w) || o.word2 == static_cast<int>(w);
+        });
     if (!is_value && std::find(ops.begin(), ops.end(), w) == ops.end()) values_from = w;
   }
   for (std::size_t k = first_file; k < ops.size(); ++k) {
@@ -268,12 +267,11 @@ void CommandMapper::map_jq(const Parsed& parsed, const std::string& via) {
   }
 }
 
-void CommandMapper::map_grep(const Program& program, const Parsed& parsed,
-                             const std::string& via) {
+void CommandMapper::map_grep(const Program& program, const Parsed& parsed, const std::string& via) {
   const auto& ops = parsed.operands;
   const bool is_rg = program.family == Family::rg;
-  const bool follows = find_option(parsed, {"R", "dereference-recursive", "L", "follow"}) !=
-                       nullptr;
+  const bool follows =
+      find_option(parsed, {"R", "dereference-recursive", "L", "follow"}) != nullptr;
   const Option* directories = find_option(parsed, {"d", "directories"});
   const bool recursive = is_rg || follows || find_option(parsed, {"r", "recursive"}) != nullptr ||
                          (directories != nullptr && directories->value == "recurse");
@@ -282,11 +280,11 @@ void CommandMapper::map_grep(const Program& program, const Parsed& parsed,
   const std::size_t first_file = no_pattern ? 0 : 1;
   const Scope scope = !recursive ? Scope::exact : follows ? Scope::pattern : Scope::subtree;
   if (recursive && ops.size() <= first_file) add_cwd(OpKind::read, via, scope);
-  for (std::size_t k = first_file; k < ops.size(); ++k) add_path(OpKind::read, ops[k], 0, via, scope);
+  for (std::size_t k = first_file; k < ops.size(); ++k)
+    add_path(OpKind::read, ops[k], 0, via, scope);
 }
 
-void CommandMapper::map_copy(const Program& program, const Parsed& parsed,
-                             const std::string& via) {
+void CommandMapper::map_copy(const Program& program, const Parsed& parsed, const std::string& via) {
   const auto& ops = parsed.operands;
   const bool move = program.family == Family::move;
   const OpKind source_kind = move ? OpKind::edit : OpKind::read;
@@ -317,8 +315,7 @@ void CommandMapper::map_copy(const Program& program, const Parsed& parsed,
     // Into a directory: DEST/NAME is what is written.
     if (!dest.empty() && !words_[k].dynamic && !words_[k].pattern) {
       const std::string_view name = basename_of(strip_trailing_slashes(words_[k].text));
-      add_literal_path(OpKind::write, join_path(dest, name), via,
-                       recursive ? scope : Scope::exact);
+      add_literal_path(OpKind::write, join_path(dest, name), via, recursive ? scope : Scope::exact);
     }
   }
 }
@@ -354,8 +351,8 @@ bool CommandMapper::map_family(const Program& program, std::size_t i) {
     if (w.splits) unanalysable("the word " + w.text + " may split into several arguments");
     if (w.text.starts_with('$') || w.text.starts_with('`')) {
       unanalysable("the word " + w.text + " may be any option of " + via);
-      if (has_effect(program.options, {ValueEffect::program, ValueEffect::command,
-                                       ValueEffect::unknown})) {
+      if (has_effect(program.options,
+                     {ValueEffect::program, ValueEffect::command, ValueEffect::unknown})) {
         runs_unknown("the word " + w.text + " may be an option of " + via + " that runs a program");
       }
     }
@@ -511,7 +508,8 @@ void CommandMapper::add_fetch(std::size_t index, std::size_t offset, const std::
     unanalysable("the URL " + e.text + " depends on " + e.why);
     return;
   }
-  const std::string host = url_host(std::string_view(e.text).substr(std::min(offset, e.text.size())));
+  const std::string host =
+      url_host(std::string_view(e.text).substr(std::min(offset, e.text.size())));
   if (host.empty()) {
     unanalysable("no host in the URL " + e.text);
     return;

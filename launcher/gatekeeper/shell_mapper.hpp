@@ -36,7 +36,7 @@ void analyse_line(std::string_view line, State& state);
 // Names a nested command line uses for what a program hands over at run
 // time: the command's analysis sees them as unknown words.
 inline constexpr std::string_view kEachMatch = "\"$EACH_FOUND_PATH\"";  // find -exec {}
-inline constexpr std::string_view kInputWords = "$WORDS_FROM_INPUT";     // xargs
+inline constexpr std::string_view kInputWords = "$WORDS_FROM_INPUT";    // xargs
 
 class CommandMapper {
  public:
@@ -58,6 +58,11 @@ class CommandMapper {
   // A path as a program sees it (no shell expansion), relative to the cwd.
   void add_literal_path(OpKind kind, const std::string& text, const std::string& via,
                         Scope scope = Scope::exact);
+  // A relative path after a cd the analysis could not follow: any path.
+  bool relative_after_unknown_cd(OpKind kind, const std::string& text, const std::string& via);
+  // One path as written, against one directory the shell may be in.
+  void push_path(OpKind kind, const std::string& text, const std::string& cwd,
+                 const std::string& via, Scope scope);
   void add_anywhere(OpKind kind, const std::string& via);
   void add_cwd(OpKind kind, const std::string& via, Scope scope);
   void add_option_path(OpKind kind, const Option& option, const std::string& via,
@@ -98,13 +103,12 @@ class CommandMapper {
   void git_config(const std::string& entry, const std::string& via);
   // GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n> (git -c in the environment),
   // GIT_CONFIG_PARAMETERS, GIT_CONFIG_GLOBAL, ...
-  void git_environment_config(std::size_t index, const std::string& name,
-                              const std::string& value);
+  void git_environment_config(std::size_t index, const std::string& name, const std::string& value);
 
   const SimpleCommand& command_;
   State& state_;
-  std::deque<Word> made_;               // words brace expansion made
-  std::vector<const Word*> raw_;        // the command's words after brace expansion
+  std::deque<Word> made_;         // words brace expansion made
+  std::vector<const Word*> raw_;  // the command's words after brace expansion
   std::vector<Expanded> words_;
   Word redirect_word_;
   CommandAnalysis result_;

@@ -12,7 +12,8 @@ OptionSpec compile_token(std::string_view token, std::string_view name) {
   OptionSpec spec;
   const auto eq = name.find('=');
   spec.name = name.substr(0, eq);
-  if (spec.name.empty()) throw std::logic_error("option table: empty name in " + std::string(token));
+  if (spec.name.empty())
+    throw std::logic_error("option table: empty name in " + std::string(token));
   if (eq == std::string_view::npos) return spec;
   std::string_view rest = name.substr(eq + 1);
   spec.arity = Arity::required;
@@ -23,8 +24,8 @@ OptionSpec compile_token(std::string_view token, std::string_view name) {
     spec.arity = Arity::two;
     rest.remove_prefix(1);
   }
-  if (rest.size() > 1 || (rest.size() == 1 && std::string_view("RWEXCLSU").find(rest[0]) ==
-                                                  std::string_view::npos)) {
+  if (rest.size() > 1 ||
+      (rest.size() == 1 && std::string_view("RWEXCLSU").find(rest[0]) == std::string_view::npos)) {
     throw std::logic_error("option table: bad effect in " + std::string(token));
   }
   if (!rest.empty()) spec.effect = static_cast<ValueEffect>(rest[0]);
@@ -79,7 +80,8 @@ OptionTable compile_options(std::string_view spec, ParseStyle style) {
       table.longs.push_back(compile_token(token, token.substr(2)));
     } else if (token.starts_with('-') && token.size() >= 2) {
       OptionSpec s = compile_token(token, token.substr(1));
-      if (s.name.size() != 1) throw std::logic_error("option table: bad short option " + std::string(token));
+      if (s.name.size() != 1)
+        throw std::logic_error("option table: bad short option " + std::string(token));
       table.shorts.push_back(s);
     } else {
       throw std::logic_error("option table: bad token " + std::string(token));

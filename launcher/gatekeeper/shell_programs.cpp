@@ -51,8 +51,7 @@ constexpr Row kRows[] = {
     {"[", Family::test, ""},
     {"[[", Family::test, ""},
     {"sleep", Family::none, "--help --version"},
-    {"seq", Family::none,
-     "-# -f= -s= -w --format= --separator= --equal-width --help --version"},
+    {"seq", Family::none, "-# -f= -s= -w --format= --separator= --equal-width --help --version"},
     {"basename", Family::none, "-a -s= -z --multiple --suffix= --zero --help --version"},
     {"dirname", Family::none, "-z --zero --help --version"},
     {"printenv", Family::none, "-0 --null --help --version"},
@@ -136,8 +135,7 @@ constexpr Row kRows[] = {
     {"sha1sum", Family::read_all, kSumOptions},
     {"sha256sum", Family::read_all, kSumOptions},
     {"sha512sum", Family::read_all, kSumOptions},
-    {"base64", Family::read_all,
-     "-d -i -w= --decode --ignore-garbage --wrap= --help --version"},
+    {"base64", Family::read_all, "-d -i -w= --decode --ignore-garbage --wrap= --help --version"},
     {"od", Family::read_all,
      "-A= -j= -N= -S=? -t= -v -w=? -a -b -c -d -f -i -l -o -s -x --address-radix= --endian= "
      "--skip-bytes= --read-bytes= --strings=? --format= --output-duplicates --width=? "

@@ -14,8 +14,8 @@ bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 
 
 // Files that name no file: sed's and awk's special names.
 bool is_special_file(std::string_view name) {
-  return name == "/dev/stdout" || name == "/dev/stderr" || name == "/dev/stdin" ||
-         name == "-" || name.starts_with("/dev/fd/");
+  return name == "/dev/stdout" || name == "/dev/stderr" || name == "/dev/stdin" || name == "-" ||
+         name.starts_with("/dev/fd/");
 }
 
 // GNU sed's compile.c, far enough to find e, r, R, w, W and the s flags.
@@ -196,8 +196,8 @@ class SedReader {
             ++i_;
             file(OpKind::write, rest_of_line());
             return true;
-          } else if (!(is_digit(flag) || flag == 'g' || flag == 'p' || flag == 'i' ||
-                       flag == 'I' || flag == 'm' || flag == 'M')) {
+          } else if (!(is_digit(flag) || flag == 'g' || flag == 'p' || flag == 'i' || flag == 'I' ||
+                       flag == 'm' || flag == 'M')) {
             break;
           }
           ++i_;
@@ -264,8 +264,8 @@ class AwkReader {
         while (i_ < s_.size() && is_ident(s_[i_])) ++i_;
         tokens_.push_back({Kind::ident, std::string(s_.substr(begin, i_ - begin))});
       } else if (is_digit(c) || c == '.') {
-        while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) != 0 ||
-                                  s_[i_] == '.')) {
+        while (i_ < s_.size() &&
+               (std::isalnum(static_cast<unsigned char>(s_[i_])) != 0 || s_[i_] == '.')) {
           ++i_;
         }
         tokens_.push_back({Kind::number, ""});
@@ -367,8 +367,8 @@ class AwkReader {
         if (t.text == "print" || t.text == "printf") {
           print_depth = depth;
         } else if (t.text == "system") {
-          const bool literal = is(k + 1, Kind::punct, "(") && is(k + 2, Kind::string) &&
-                               is(k + 3, Kind::punct, ")");
+          const bool literal =
+              is(k + 1, Kind::punct, "(") && is(k + 2, Kind::string) && is(k + 3, Kind::punct, ")");
           runs(literal ? &tokens_[k + 2].text : nullptr, "runs (system())");
         } else if (t.text == "ARGV" || t.text == "ARGC") {
           out_.unknown.push_back("the awk program uses " + t.text +

@@ -95,7 +95,8 @@ Expanded expand(const Word& word, std::string_view pwd, std::string_view home) {
         if (bracket != std::string_view::npos) {
           const auto close = body.find(']', bracket);
           const std::string_view sub = body.substr(bracket + 1, close - bracket - 1);
-          if (sub != "@" && sub != "*" && !is_plain_arithmetic(sub)) e.arithmetic = std::string(sub);
+          if (sub != "@" && sub != "*" && !is_plain_arithmetic(sub))
+            e.arithmetic = std::string(sub);
         }
         if (colon != std::string_view::npos && colon + 1 < body.size() &&
             std::string_view("-=?+").find(body[colon + 1]) == std::string_view::npos &&

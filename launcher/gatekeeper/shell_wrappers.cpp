@@ -34,8 +34,7 @@ constexpr Wrapper kWrappers[] = {
      .options = "-s= -k= -v -f --signal= --kill-after= --preserve-status --foreground --verbose "
                 "--help --version",
      .skips_operand = true},
-    {.names = {"stdbuf"},
-     .options = "-i= -o= -e= --input= --output= --error= --help --version"},
+    {.names = {"stdbuf"}, .options = "-i= -o= -e= --input= --output= --error= --help --version"},
     {.names = {"ionice"},
      .options = "-c= -n= -p= -P= -u= -t --class= --classdata= --pid= --pgid= --uid= --ignore "
                 "--help --version"},

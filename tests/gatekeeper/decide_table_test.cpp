@@ -7,14 +7,15 @@
 #include <vector>
 
 #include "launcher/gatekeeper/decide.hpp"
-#include "launcher/gatekeeper/symlinks.hpp"
 #include "tests/gatekeeper/fixture.hpp"
 
 namespace holdfast::gatekeeper {
 namespace {
 
 using testing::expand_placeholders;
+using testing::parse_rules;
 using testing::tree;
+using testing::tree_context;
 
 constexpr Decision ALLOW = Decision::allow;
 constexpr Decision ASK = Decision::ask;
@@ -190,8 +191,7 @@ const Case kCases[] = {
     // Forms a fetcher reads as https://evil.com/ must meet the deny rule.
     {"fetch_one_slash", "WebFetch", "http:/evil.com/x", DENY, "WebFetch(domain:evil.com)"},
     {"fetch_no_slash", "WebFetch", "https:evil.com", DENY, "WebFetch(domain:evil.com)"},
-    {"fetch_backslashes", "WebFetch", "https:\\\\evil.com\\x", DENY,
-     "WebFetch(domain:evil.com)"},
+    {"fetch_backslashes", "WebFetch", "https:\\\\evil.com\\x", DENY, "WebFetch(domain:evil.com)"},
     {"fetch_backslash_before_userinfo", "WebFetch", "https://evil.com\\@example.com/", DENY,
      "WebFetch(domain:evil.com)"},
     {"fetch_percent_encoded_host", "WebFetch", "https://ev%69l.com/", DENY,
@@ -228,8 +228,7 @@ const Case kCases[] = {
     {"bash_escaped_program_name", "Bash", "r\\m -rf x", DENY, "Bash(rm -rf *)"},
     {"bash_assignment_prefix_stripped", "Bash", "LC_ALL=C git status", ALLOW, "Bash(git status)"},
     // GIT_DIR names another repository, whose configuration (core.fsmonitor) git runs.
-    {"bash_environment_that_changes_what_runs_asks", "Bash", "GIT_DIR=x git status", ASK,
-     kNoRule},
+    {"bash_environment_that_changes_what_runs_asks", "Bash", "GIT_DIR=x git status", ASK, kNoRule},
     {"shell_alias_rule", "Bash", "docker ps", ASK, "Shell(docker)"},
     {"shell_alias_tool", "Shell", "rm -rf x", DENY, "Bash(rm -rf *)"},
     {"bash_plain_rm_in_workspace", "Bash", "rm build/x", ALLOW, kNoRule},
@@ -277,8 +276,7 @@ const Case kCases[] = {
     {"rmdir_parents_are_edits", "Bash", "rmdir -p ../ws/empty", ASK, kNoRule},
     // jq takes the operands after --args as values, not files.
     {"jq_args_are_not_files", "Bash", "jq -n '$ARGS' --args ~/.ssh/id_rsa", ALLOW, kNoRule},
-    {"jq_file_before_args_is_read", "Bash", "jq . ~/.ssh/id_rsa --args x", DENY,
-     "Read(~/.ssh/**)"},
+    {"jq_file_before_args_is_read", "Bash", "jq . ~/.ssh/id_rsa --args x", DENY, "Read(~/.ssh/**)"},
     {"find_delete_asks", "Bash", "find . -name '*.o' -delete", ASK, kNoRule},
     {"find_exec_asks", "Bash", "find . -exec rm {} \\;", ASK, kNoRule},
     {"glob_under_denied_dir", "Bash", "cat ~/.ssh/*", DENY, "Read(~/.ssh/**)"},
@@ -417,12 +415,6 @@ const Case kCases[] = {
 
 class DecisionTable : public ::testing::TestWithParam<Case> {};
 
-std::vector<Rule> parse_all(const std::vector<std::string>& texts) {
-  std::vector<Rule> rules;
-  for (const auto& text : texts) rules.push_back(parse_rule(expand_placeholders(text)));
-  return rules;
-}
-
 std::vector<Rule> parse_one(const char* text) {
   if (*text == '\0') return {};
   return {parse_rule(expand_placeholders(text))};
@@ -430,16 +422,11 @@ std::vector<Rule> parse_one(const char* text) {
 
 TEST_P(DecisionTable, Decides) {
   const Case& c = GetParam();
-  Context context;
-  context.workspace = tree().workspace;
-  context.cwd = expand_placeholders(c.cwd);
-  context.home = tree().home;
-  context.tmp = tree().tmp;
+  Context context = tree_context(c.cwd);
   context.mode = c.mode;
-  context.persistent = {parse_all(kAllow), parse_all(kAsk), parse_all(kDeny)};
+  context.persistent = {parse_rules(kAllow), parse_rules(kAsk), parse_rules(kDeny)};
   context.session = {parse_one(c.session_allow), parse_one(c.session_ask),
                      parse_one(c.session_deny)};
-  context.resolve = resolve_symlinks;
   prepare(context);
   const Verdict verdict = decide({c.tool, expand_placeholders(c.argument)}, context);
   EXPECT_EQ(decision_name(verdict.decision), decision_name(c.expected)) << verdict.reason;

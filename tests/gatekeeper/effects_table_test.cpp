@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "launcher/gatekeeper/decide.hpp"
-#include "launcher/gatekeeper/symlinks.hpp"
 #include "tests/gatekeeper/fixture.hpp"
 
 namespace holdfast::gatekeeper {
 namespace {
 
 using testing::expand_placeholders;
-using testing::tree;
+using testing::parse_rules;
+using testing::tree_context;
 
 constexpr Decision Y = Decision::allow;
 constexpr Decision A = Decision::ask;
@@ -44,7 +44,7 @@ struct Case {
   const char* name;
   const char* command;
   PerMode expected;
-  const char* rule = nullptr;  // the deciding rule in the default mode, if checked
+  const char* rule = nullptr;   // the deciding rule in the default mode, if checked
   const char* allow = nullptr;  // an allow rule of the case's own, besides kAllow
   const char* cwd = "@W";
 };
@@ -119,8 +119,7 @@ const Case kAdvisoryCases[] = {
     {"cc_ifs_splits_an_option", "rg$IFS--pre=rm x .", kAlwaysAsks},
     // main: allow in every mode.
     {"cc_short_option_cluster_sed_e", "sed -ne '1e rm -rf x' f", kDenied, "Bash(rm:*)"},
-    {"cc_abbreviated_compress_program", "sort -S1 -T. --compress-prog=rm f", kDenied,
-     "Bash(rm:*)"},
+    {"cc_abbreviated_compress_program", "sort -S1 -T. --compress-prog=rm f", kDenied, "Bash(rm:*)"},
     // Claude Code GHSA-qxfv-fcpc-w36x (rg). main: allow in every mode.
     {"cc_rg_pre_separate_value", "rg --pre rm x .", kDenied, "Bash(rm:*)"},
     // Claude Code GHSA-7mv8-j34q-vp7q (sed writes). main: allow in every mode.
@@ -165,30 +164,18 @@ const Case kAdvisoryCases[] = {
     // xargs runs what it is given (an allow rule for xargs does not allow rm).
     {"xargs_under_allow_rule", "echo x | xargs rm -rf", kDenied, "Bash(rm:*)", "Bash(xargs:*)"},
     // git's options that run programs, under allow Bash(git:*). main: allow in default mode.
-    {"git_grep_open_files_in_pager", "git grep --open-files-in-pager=rm x", kDenied,
-     "Bash(rm:*)"},
+    {"git_grep_open_files_in_pager", "git grep --open-files-in-pager=rm x", kDenied, "Bash(rm:*)"},
     {"git_grep_short_o", "git grep -Orm x", kDenied, "Bash(rm:*)"},
     {"git_c_core_pager", "git -c core.pager='rm -rf x' log", kDenied, "Bash(rm:*)"},
 };
 
 class EffectsTable : public ::testing::TestWithParam<Case> {};
 
-std::vector<Rule> parse_all(const std::vector<std::string>& texts) {
-  std::vector<Rule> rules;
-  for (const auto& text : texts) rules.push_back(parse_rule(expand_placeholders(text)));
-  return rules;
-}
-
 TEST_P(EffectsTable, DecidesInEveryMode) {
   const Case& c = GetParam();
-  Context context;
-  context.workspace = tree().workspace;
-  context.cwd = expand_placeholders(c.cwd);
-  context.home = tree().home;
-  context.tmp = tree().tmp;
-  context.persistent = {parse_all(kAllow), {}, parse_all(kDeny)};
+  Context context = tree_context(c.cwd);
+  context.persistent = {parse_rules(kAllow), {}, parse_rules(kDeny)};
   if (c.allow != nullptr) context.persistent.allow.push_back(parse_rule(c.allow));
-  context.resolve = resolve_symlinks;
   prepare(context);
   const ToolCall call{"Bash", expand_placeholders(c.command)};
   const std::pair<Mode, Decision> modes[] = {{Mode::plan, c.expected.plan},

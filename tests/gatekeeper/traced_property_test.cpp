@@ -26,6 +26,7 @@
 #include "launcher/gatekeeper/decide.hpp"
 #include "launcher/gatekeeper/path_match.hpp"
 #include "launcher/gatekeeper/symlinks.hpp"
+#include "tests/gatekeeper/fixture.hpp"
 
 namespace holdfast::gatekeeper {
 namespace {
@@ -39,19 +40,14 @@ struct Paths {
   std::string root, ws, home;
 };
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
 void make_tree(const Paths& p) {
   fs::remove_all(p.root);
-  write(p.home + "/.ssh/id_rsa", "secret\n");
-  write(p.ws + "/f", "a\n");
-  write(p.ws + "/f2", "b\n");
-  write(p.ws + "/list", "f\n");
-  write(p.ws + "/src/a.c", "a\n");
-  write(p.ws + "/protected/p", "a\n");
+  testing::write_file(p.home + "/.ssh/id_rsa", "secret\n");
+  testing::write_file(p.ws + "/f", "a\n");
+  testing::write_file(p.ws + "/f2", "b\n");
+  testing::write_file(p.ws + "/list", "f\n");
+  testing::write_file(p.ws + "/src/a.c", "a\n");
+  testing::write_file(p.ws + "/protected/p", "a\n");
   fs::create_symlink(p.home + "/.ssh/id_rsa", p.ws + "/key");
 }
 
@@ -112,6 +108,8 @@ std::vector<std::string> violations(const std::string& trace, const Paths& p) {
 std::string run_traced(const std::string& command, const Paths& p) {
   const std::string log = p.root + "/trace.log";
   base::SpawnRequest request;
+  // A table, packed by hand.
+  // clang-format off
   request.argv = {"/usr/bin/timeout", "-s", "KILL", "20", "/usr/bin/bwrap", "--ro-bind", "/", "/",
                   "--bind", p.root, p.root, "--dev", "/dev", "--proc", "/proc", "--unshare-all",
                   "--die-with-parent", "--chdir", p.ws, "/usr/bin/strace", "-f", "-qq", "-y",
@@ -119,8 +117,9 @@ std::string run_traced(const std::string& command, const Paths& p) {
                   "trace=execve,openat,creat,unlinkat,renameat,renameat2,mkdirat,fchmodat,linkat,"
                   "symlinkat,truncate",
                   "-o", log, "/bin/bash", "-c", command};
-  request.environment = std::vector<std::string>{"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
-                                                 "HOME=" + p.home, "LANG=C"};
+  // clang-format on
+  request.environment =
+      std::vector<std::string>{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + p.home, "LANG=C"};
   const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   request.fds.push_back({null, 0});
   base::run_captured(request, base::Stderr::into_stdout);
@@ -143,14 +142,28 @@ class Generator {
 
  private:
   static constexpr const char* kSeparators[] = {" ; ", " && ", " || ", " | "};
+  // A table, packed by hand.
+  // clang-format off
   static constexpr const char* kReads[] = {"f", "src/a.c", "~/.ssh/id_rsa", "\"$HOME/.ssh/id_rsa\"",
                                            "../home/.ssh/id_rsa", "~/.ss?/id_rsa", "key", "*",
                                            "list"};
+  // clang-format on
+  // A table, packed by hand.
+  // clang-format off
   static constexpr const char* kWrites[] = {"out", "protected/p", "protected/new", "/etc/hf_probe",
                                             "src/a.c", "protected/*", "f2"};
+  // clang-format on
+  // A table, packed by hand.
+  // clang-format off
   static constexpr const char* kDirs[] = {".", "src", "protected", "/etc", "~/.ssh", "../home"};
+  // clang-format on
+  // A table, packed by hand.
+  // clang-format off
   static constexpr const char* kCommands[] = {"rm -f f2", "curl -s http://127.0.0.1:9/",
                                               "echo hi", "cat R", "touch W", "true", "sort f"};
+  // clang-format on
+  // A table, packed by hand.
+  // clang-format off
   static constexpr const char* kShapes[] = {
       "cat R", "head -n 1 R", "sed -n 1p R", "sed 'r R' f", "sed \"r R\" f",
       "sed 's/a/b/w W' f", "sed -i s/a/b/ W", "sed --in s/a/b/ W", "sed --in-place=.bak s/a/b/ W",
@@ -167,6 +180,7 @@ class Generator {
       "cp -r src D", "ln -s R lnk && cat lnk", "dd if=R of=/dev/null", "wc -l R", "ls D",
       "xargs -I{} cat {} < list", "chmod 600 W", "truncate -s 0 W", "install f W", "uniq f W",
       "diff -r src D", "cat f | tee W", "mkdir -p W", "ln -sf /etc/hf_probe W && echo x > W"};
+  // clang-format on
 
   int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(random_); }
   template <std::size_t N>
@@ -194,9 +208,9 @@ class Generator {
           continue;
       }
       // Placeholders are lone capitals between non-letters.
-      const bool alone = (at == 0 || !std::isalpha(static_cast<unsigned char>(text[at - 1]))) &&
-                         (at + 1 == text.size() ||
-                          !std::isalpha(static_cast<unsigned char>(text[at + 1])));
+      const bool alone =
+          (at == 0 || !std::isalpha(static_cast<unsigned char>(text[at - 1]))) &&
+          (at + 1 == text.size() || !std::isalpha(static_cast<unsigned char>(text[at + 1])));
       if (!alone) continue;
       text.replace(at, 1, with);
       at += with.size() - 1;
@@ -252,9 +266,9 @@ class TracedProperty : public ::testing::Test {
 // The tracer sees what the property is about: without the gatekeeper,
 // these lines do touch what the rules deny.
 TEST_F(TracedProperty, TheTracerSeesDeniedEffects) {
-  for (const char* line : {"cat ~/.ssh/id_rsa", "rm -f f2", "sed 's/a/b/w protected/x' f",
-                           "awk 'BEGIN{system(\"rm -f f2\")}'", "cat key",
-                           "echo x > /etc/hf_probe"}) {
+  for (const char* line :
+       {"cat ~/.ssh/id_rsa", "rm -f f2", "sed 's/a/b/w protected/x' f",
+        "awk 'BEGIN{system(\"rm -f f2\")}'", "cat key", "echo x > /etc/hf_probe"}) {
     EXPECT_FALSE(violations(traced(line), paths_).empty()) << line;
     EXPECT_NE(decide_in(line, Mode::yolo).decision, Decision::allow) << line;
   }
@@ -299,8 +313,10 @@ TEST_F(TracedProperty, NoAllowedLineDoesWhatADenyRuleDenies) {
   }
   // The property was exercised, not vacuously true: the lines were allowed
   // and ran.
-  EXPECT_GE(static_cast<int>(allowed.size()), wanted * 9 / 10) << "of " << generated << " generated";
-  std::cout << allowed.size() << " of " << generated << " generated lines were allowed and traced\n";
+  EXPECT_GE(static_cast<int>(allowed.size()), wanted * 9 / 10)
+      << "of " << generated << " generated";
+  std::cout << allowed.size() << " of " << generated
+            << " generated lines were allowed and traced\n";
 }
 
 }  // namespace
