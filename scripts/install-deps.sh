@@ -13,6 +13,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev hyperfine
   # run time: the sandbox itself, and tools the tests drive it with
   bubblewrap util-linux procps
+  # the gatekeeper's traced property test runs commands under strace -f
+  strace
   # the settings page's browser tests (tests/browser) and its screenshot
   # (scripts/screenshot-page.sh): headless Chromium driven by selenium
   chromium chromium-driver python3-selenium
