@@ -92,7 +92,7 @@ struct Command {
   std::optional<uid_t> uid;                  // drop to this uid and gid (setgroups, setgid, setuid)
   std::filesystem::path out;
   std::filesystem::path err;
-  std::optional<std::filesystem::path> in;
+  std::optional<std::filesystem::path> in = std::nullopt;
   bool append_out = false;
 };
 
