@@ -74,12 +74,6 @@ StandardFd look_at(int number, int fd, const sandbox::Policy& policy,
   return out;
 }
 
-std::pair<base::UniqueFd, base::UniqueFd> make_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) base::throw_errno("cannot make a pipe for", "descriptor relay");
-  return {base::UniqueFd(fds[0]), base::UniqueFd(fds[1])};
-}
-
 void make_non_blocking(const base::UniqueFd& fd) {
   const int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
@@ -151,7 +145,7 @@ StandardFdSetup set_up_standard_fds(const int (&given)[3], const sandbox::Policy
     setup.stdin_fd = setup.null_input.get();
   }
   if (!plan.relay_in.empty()) {
-    auto [read_end, write_end] = make_pipe();
+    auto [read_end, write_end] = base::make_pipe("a descriptor relay");
     make_non_blocking(write_end);
     Relay relay;
     relay.into_command = true;
@@ -162,7 +156,7 @@ StandardFdSetup set_up_standard_fds(const int (&given)[3], const sandbox::Policy
     setup.relays.push_back(std::move(relay));
   }
   for (const auto& group : plan.relay_out) {
-    auto [read_end, write_end] = make_pipe();
+    auto [read_end, write_end] = base::make_pipe("a descriptor relay");
     make_non_blocking(read_end);
     Relay relay;
     relay.caller_fd = given[group.front()];

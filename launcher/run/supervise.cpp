@@ -35,23 +35,15 @@ namespace {
 
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-struct Pipe {
-  UniqueFd read_end;
-  UniqueFd write_end;
-};
-
-Pipe make_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw SystemError("cannot create a pipe for", "bwrap", errno);
-  // Our end never blocks: bwrap (and the sandbox) may keep the write end
-  // open for the whole run, and a blocking read would stall the poll loop
-  // (no signal forwarding, no timeout) until the command ends.
-  if (::fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
+// Our end never blocks: bwrap (and the sandbox) may keep the write end
+// open for the whole run, and a blocking read would stall the poll loop
+// (no signal forwarding, no timeout) until the command ends.
+base::Pipe make_bwrap_pipe() {
+  base::Pipe pipe = base::make_pipe("bwrap");
+  if (::fcntl(pipe.read_end.get(), F_SETFL, O_NONBLOCK) != 0) {
     throw SystemError("cannot make non-blocking a pipe for", "bwrap", errno);
   }
-  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  return pipe;
 }
 
 // Blocks the forwarded signals, SIGCHLD and SIGPIPE for the life of the
@@ -324,8 +316,8 @@ class RelayPump {
 SuperviseOutcome supervise(SuperviseRequest request) {
   SuperviseOutcome outcome;
   BlockedSignals signals;
-  Pipe info = make_pipe();
-  Pipe status = make_pipe();
+  base::Pipe info = make_bwrap_pipe();
+  base::Pipe status = make_bwrap_pipe();
 
   std::vector<std::string> args = {request.bwrap_path, "--info-fd",
                                    std::to_string(info.write_end.get()), "--json-status-fd",
