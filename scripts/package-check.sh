@@ -134,8 +134,8 @@ int main() {
   launcher::LaunchOptions options;
   options.workspace = options.cwd = std::filesystem::current_path();
   options.command = {"/bin/sh", "-c", "echo from-library > written"};
-  options.bwrap_path = launcher::locate_bwrap().value_or("");
-  options.state_dir = holdfast::settings::state_dir_from_environment();
+  // Everything else as `holdfast run`: the state directory from the
+  // environment, the configured bubblewrap, a launch record.
   try {
     const auto result = launcher::launch(options);
     return result.exit_status;

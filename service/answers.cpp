@@ -2,6 +2,7 @@
 
 #include "launcher/gatekeeper/rule.hpp"
 #include "launcher/sandbox/refusal.hpp"
+#include "settings/file_lock.hpp"
 #include "settings/strict_modes.hpp"
 
 namespace holdfast::service {
@@ -85,6 +86,9 @@ void answer_exception(httplib::Response& response, std::exception_ptr error) {
     answer_error(response, 503, "unsafe_settings_file", e.what());
   } catch (const settings::SnapshotError& e) {
     answer_error(response, 503, "settings_unavailable", e.what());
+  } catch (const settings::LockTimeout& e) {
+    // Nothing was saved; the message names who holds the scope's lock.
+    answer_error(response, 503, "settings_locked", e.what());
   } catch (const std::exception& e) {
     answer_error(response, 500, "internal", e.what());
   }

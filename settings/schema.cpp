@@ -109,7 +109,15 @@ constexpr const char* kSchemaText = R"json({
           "type": "boolean"
         },
         "allowUnconfined": {
-          "description": "Permit running commands without a sandbox when the host cannot provide one. Off unless set.",
+          "description": "Permit running commands without a sandbox when bubblewrap is not installed at the configured path. Off unless set; never when the program there is not trusted.",
+          "type": "boolean"
+        },
+        "bubblewrap": {
+          "description": "The absolute path of the bubblewrap to execute (default: the build-time default, /usr/bin/bwrap). Never looked up on PATH; it must be owned by root in directories only root can write.",
+          "type": "string"
+        },
+        "workspaceStrictModes": {
+          "description": "Check the workspace and its parents at every launch as sshd's StrictModes does (owned by root or you, not writable by group or others unless sticky and root's). Default true; false weakens the launch: another user who can write the workspace can change what the next launch runs.",
           "type": "boolean"
         }
       }

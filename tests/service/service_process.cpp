@@ -23,6 +23,8 @@ ServiceProcess::ServiceProcess(std::vector<std::string> args) {
   for (const char* sub : {"config", "system", "state", "home", "run"}) {
     fs::create_directories(dir_ / sub);
   }
+  // holdfast refuses a state directory others can read (launch records).
+  fs::permissions(dir_ / "state", fs::perms::owner_all, fs::perm_options::replace);
   env_ = {{"HOLDFAST_CONFIG_DIR", (dir_ / "config").string()},
           {"HOLDFAST_SYSTEM_DIR", (dir_ / "system").string()},
           {"HOLDFAST_STATE_DIR", (dir_ / "state").string()},

@@ -127,6 +127,7 @@ TEST(UnixSocket, ServesTheSocketSystemdPassesIn) {
     dup2(out.write_end, STDOUT_FILENO);
     const std::string listen_pid = "LISTEN_PID=" + std::to_string(getpid());
     for (const auto& sub : {"config", "system", "state"}) fs::create_directories(dir / sub);
+    fs::permissions(dir / "state", fs::perms::owner_all, fs::perm_options::replace);
     const std::string config = "HOLDFAST_CONFIG_DIR=" + (dir / "config").string();
     const std::string system = "HOLDFAST_SYSTEM_DIR=" + (dir / "system").string();
     const std::string state = "HOLDFAST_STATE_DIR=" + (dir / "state").string();
