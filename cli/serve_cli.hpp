@@ -1,8 +1,7 @@
-// `holdfast serve ...`: executes the holdfast-serve program with the same
-// arguments. The holdfast executable is linked statically (a launch starts
-// faster) and cpp-httplib comes from Debian only as a shared library, so
-// the service lives in a program of its own, installed beside holdfast
-// (build tree) or in LIBEXECDIR/holdfast.
+// `holdfast serve [--socket PATH | --listen ADDRESS:PORT]`: the settings
+// service (service/serve.hpp) in the holdfast executable itself. Its HTTP
+// stack (Boost.Beast on Asio) is header-only, so the static executable
+// carries it; there is no second program to find.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -53,21 +53,42 @@ class PageTest(unittest.TestCase):
     def by_id(self, element_id):
         return self.browser.find_element("id", element_id)
 
-    def open_page(self):
-        """Opens the printed URL (which sets the token cookie and redirects
-        to /) and waits until the page has loaded the settings and follows
+    def open_page(self, url=None):
+        """Opens the printed link (the page exchanges the one-time token in
+        its fragment for a session and takes it out of the address bar), or
+        `url`, and waits until the page has loaded the settings and follows
         the event stream."""
-        self.browser.get(self.service.url)
-        self.wait(lambda: self.js("return document.body.dataset.ready") == "yes", "page ready")
-        self.wait(lambda: self.by_id("connection").get_attribute("data-live") == "yes",
-                  "event stream live")
-        self.assertNotIn("token=", self.browser.current_url)
+        self.browser.get(url or self.service.url)
+        self.wait_ready()
+        self.assertNotIn("token", self.browser.current_url)
         # Nothing the page does is refused by its own Content-Security-Policy
         # or fails to load (messages of this service's origin only: an
         # earlier test's page may still log about its stopped service).
         severe = [e["message"] for e in self.browser.get_log("browser")
                   if e["level"] == "SEVERE" and self.service.origin in e["message"]]
         self.assertEqual(severe, [])
+
+    def wait_ready(self):
+        self.wait(lambda: self.js("return document.body.dataset.ready") in ("yes", "no-session"),
+                  "page ready")
+        self.assertEqual(self.js("return document.body.dataset.ready"), "yes", self.status_text())
+        self.wait(lambda: self.by_id("connection").get_attribute("data-live") == "yes",
+                  "event stream live")
+
+    def new_tab(self):
+        """Another tab of the page, opened without the link (its session
+        comes from the tabs already open)."""
+        self.browser.switch_to.new_window("tab")
+        self.browser.get(self.service.origin + "/")
+        self.wait_ready()
+        return self.browser.current_window_handle
+
+    def close_other_tabs(self, keep):
+        for handle in self.browser.window_handles:
+            if handle != keep:
+                self.browser.switch_to.window(handle)
+                self.browser.close()
+        self.browser.switch_to.window(keep)
 
     def select(self, element_id, value):
         from selenium.webdriver.support.ui import Select
@@ -107,11 +128,12 @@ class PageTest(unittest.TestCase):
         self.assertIn("script-src 'self'", headers["Content-Security-Policy"])
         status, _, _ = self.service.get("/page/missing.js")
         self.assertEqual(status, 404)
-        # Without the token the page is not served.
-        import urllib.request
-        with self.assertRaises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(self.service.origin + "/")
-        self.assertEqual(refused.exception.code, 401)
+        # The page holds no secret and needs none to be served; it sets no
+        # cookie. The API needs the session.
+        self.assertNotIn(self.service.link, html)
+        self.assertIsNone(headers["Set-Cookie"])
+        status, _, _ = self.service.get("/api/v1/settings")
+        self.assertEqual(status, 401)
 
     # ---- (a) a save from the page reaches the file --------------------------
 
@@ -165,7 +187,10 @@ class PageTest(unittest.TestCase):
     def test_conflict_reload(self):
         self.service.cli("settings", "set", "tools.executionSandbox.network", '"closed"')
         self.edit_then_cli_save("permissions.deny", '["Bash(rm:*)"]')
-        self.assertIn(["permissions.deny", "(not set)", '["Bash(rm:*)"]'], self.conflict_rows())
+        self.assertIn(["permissions.deny", "(not set)", '["Bash(rm:*)"]', "(not set)", "them"],
+                      self.conflict_rows())
+        self.assertIn(["tools.executionSandbox.network", "closed", "closed", "open", "you"],
+                      self.conflict_rows())
         on_disk = self.service.read_user_file()
         self.assertEqual(on_disk["tools"]["executionSandbox"]["network"], "closed")
         self.by_id("conflict-reload").click()
@@ -176,19 +201,42 @@ class PageTest(unittest.TestCase):
         self.assertEqual(self.loaded_revision(), on_disk["$revision"])
         self.assertEqual(self.service.read_user_file(), on_disk)
 
-    def test_conflict_overwrite(self):
-        self.service.cli("settings", "set", "tools.executionSandbox.network", '"closed"')
-        self.edit_then_cli_save("permissions.ask", '["Edit"]')
-        self.assertIn(["permissions.ask", "(not set)", '["Edit"]'], self.conflict_rows())
-        theirs = self.service.read_user_file()
-        self.by_id("conflict-overwrite").click()
-        self.wait(lambda: "Saved" in self.status_text(), "the page says it saved")
-        # Mine over theirs, at the revision after theirs.
-        mine = self.service.read_user_file()
-        self.assertEqual(mine["tools"]["executionSandbox"]["network"], "open")
-        self.assertNotIn("permissions", mine)
-        self.assertEqual(mine["$revision"], theirs["$revision"] + 1)
+    def test_conflict_applies_only_my_changes_on_theirs(self):
+        """The issue's case: tab A tightens the network; tab B, which only
+        added a deny rule, saves after it. B sees base, theirs and yours per
+        key, and applying its changes keeps A's tightening."""
+        self.service.cli("settings", "set", "tools.executionSandbox.network", '"open"')
+        self.open_page()
+        tab_a = self.browser.current_window_handle
+        tab_b = self.new_tab()
+        deny = self.by_id("perm-deny")
+        deny.send_keys("Bash(rm:*)")
+        self.wait(lambda: self.by_id("edit-form").get_attribute("data-dirty") == "yes", "B dirty")
+
+        self.browser.switch_to.window(tab_a)
+        self.select("network", "closed")
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "A saved")
+        tightened = self.service.read_user_file()
+        self.assertEqual(tightened["tools"]["executionSandbox"]["network"], "closed")
+
+        self.browser.switch_to.window(tab_b)
+        self.wait(lambda: self.by_id("underneath").is_displayed(), "B hears of A's save")
+        self.by_id("save").click()
+        self.wait(lambda: self.by_id("conflict").is_displayed(), "conflict view")
+        rows = self.conflict_rows()
+        self.assertIn(["tools.executionSandbox.network", "open", "closed", "open", "them"], rows)
+        self.assertIn(["permissions.deny", "(not set)", "(not set)", '["Bash(rm:*)"]', "you"], rows)
+        self.assertEqual(self.service.read_user_file(), tightened)  # nothing saved yet
+        self.by_id("conflict-apply").click()
+        self.wait(lambda: "Saved" in self.status_text(), "B saved")
+        merged = self.service.read_user_file()
+        self.assertEqual(merged["tools"]["executionSandbox"]["network"], "closed")
+        self.assertEqual(merged["permissions"]["deny"], ["Bash(rm:*)"])
+        self.assertEqual(merged["$revision"], tightened["$revision"] + 1)
         self.assertFalse(self.by_id("conflict").is_displayed())
+        self.assertEqual(self.by_id("network").get_attribute("value"), "closed")
+        self.close_other_tabs(tab_b)
 
     # ---- (c) live -------------------------------------------------------------
 
@@ -208,7 +256,7 @@ class PageTest(unittest.TestCase):
     # ---- (d) values are text --------------------------------------------------
 
     def test_script_value_stays_text(self):
-        hostile = ["<script>window.pwned = 1</script>", '<img src=x onerror="window.pwned = 2">']
+        hostile = ["Bash(<script>window.pwned = 1</script>)", 'Read(<img src=x onerror="window.pwned = 2">)']
         self.service.cli("settings", "set", "permissions.allow", json.dumps(hostile))
         self.service.cli("settings", "set", "launcher.<b>bold</b>", '"<i>x</i>"')
         self.open_page()
@@ -307,7 +355,8 @@ class PageTest(unittest.TestCase):
         for width in (640, 320):
             self.browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                 "width": width, "height": 900, "deviceScaleFactor": 2, "mobile": False})
-            self.open_page()
+            # The link works once; the tab keeps its session across reloads.
+            self.open_page(None if width == 640 else self.service.origin + "/")
             self.select("fs-form", "split")
             overflow = self.js("""
                 const root = document.documentElement;
@@ -319,6 +368,121 @@ class PageTest(unittest.TestCase):
                   .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.firstElementChild.id);
                 return {page: root.scrollWidth - root.clientWidth, wide, scrollers};""")
             self.assertEqual(overflow, {"page": 0, "wide": [], "scrollers": []}, f"at {width} px")
+
+
+    # ---- another local user's server on another port ---------------------------
+
+    def test_another_port_gets_no_credential_and_cannot_lock_the_page_out(self):
+        """A server of another user (uid 65534) on another loopback port,
+        visited in the same browser: whatever the browser sends it holds
+        neither the link nor the session, and the cookies it plants (named
+        like the page's, with longer paths) do not stop the page."""
+        self.open_page()
+        page = self.browser.current_window_handle
+        session = self.js("return sessionStorage.getItem('holdfast.session')")
+        self.assertRegex(session or "", r"^[0-9a-f]{64}$")
+        other = holdfast_page.OtherUserServer(self.service.port)
+        self.addCleanup(other.stop)
+        self.browser.switch_to.new_window("tab")
+        self.browser.get(other.url)
+        requests = other.wait_for("/collect")
+        for request in requests:
+            for name, value in request["headers"].items():
+                self.assertNotIn(self.service.link, value, f"{name} of {request['path']}")
+                self.assertNotIn(session, value, f"{name} of {request['path']}")
+        self.close_other_tabs(page)
+        # The planted cookies are in the browser now; the page goes on.
+        self.browser.refresh()
+        self.wait_ready()
+        self.select("network", "open")
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "saved despite the planted cookies")
+        self.assertEqual(self.service.read_user_file()["tools"]["executionSandbox"]["network"], "open")
+
+    # ---- many tabs, one event stream ---------------------------------------------
+
+    def test_many_tabs_share_one_stream_and_saves_still_work(self):
+        """Eight tabs (a browser keeps six connections per host): one tab
+        holds the event stream, the others hear it through that tab, and a
+        save from the last tab is answered and reaches the first."""
+        self.service.cli("settings", "set", "tools.executionSandbox.network", '"closed"')
+        self.open_page()
+        first = self.browser.current_window_handle
+        tabs = [first] + [self.new_tab() for _ in range(7)]
+        shared = 0
+        for handle in tabs:
+            self.browser.switch_to.window(handle)
+            if "through another tab" in self.by_id("connection").text:
+                shared += 1
+        self.assertEqual(shared, 7, "every tab but one should share the stream")
+        self.select("network", "open")
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "the eighth tab saved")
+        self.browser.switch_to.window(first)
+        self.wait(lambda: self.by_id("network").get_attribute("value") == "open",
+                  "the first tab shows the eighth tab's save")
+        self.close_other_tabs(first)
+
+    # ---- what is in effect, defaults included -----------------------------------
+
+    def test_effective_sandbox_with_no_settings_files(self):
+        self.open_page()
+        self.assertIn("built-in defaults apply", self.by_id("effective-summary").text)
+        sandbox = self.by_id("sandbox-table").text
+        self.assertIn(":workspace write", sandbox)
+        self.assertIn("built-in default", sandbox)
+        self.assertIn("closed: no network at all", sandbox)
+        # Opening the network with unixSockets unset: the form says what
+        # that does to Unix sockets before anything is saved.
+        self.select("network", "open")
+        note = self.by_id("unix-sockets-default")
+        self.assertTrue(note.is_displayed())
+        self.assertIn("default to allow", note.text)
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "saved")
+        self.wait(lambda: "allow" in self.by_id("sandbox-unix-sockets").text, "sandbox view updated")
+        self.assertIn("built-in default with the network open",
+                      self.by_id("sandbox-unix-sockets").text)
+
+    # ---- history and a way back ------------------------------------------------
+
+    def test_history_of_saves_and_a_way_back(self):
+        self.open_page()
+        for revision, network in ((1, "closed"), (2, "open")):
+            self.service.cli("settings", "set", "tools.executionSandbox.network", f'"{network}"')
+            self.wait(lambda: self.loaded_revision() == revision, f"revision {revision} shown")
+        self.wait(lambda: len(self.browser.find_elements("css selector", "#history-table .history-load")) == 1,
+                  "revision 1 offered")
+        rows = [row.text for row in self.by_id("history-table").find_elements("css selector", "tbody tr")]
+        self.assertIn("tools.executionSandbox.network", rows[0])
+        self.assertTrue(rows[0].startswith("2"), rows)
+        self.assertTrue(rows[1].startswith("1"), rows)
+        self.browser.find_element("css selector", '#history-table .history-load[data-revision="1"]').click()
+        self.wait(lambda: self.by_id("network").get_attribute("value") == "closed", "revision 1 in the form")
+        self.assertIn("Save makes it revision 3", self.status_text())
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "saved")
+        on_disk = self.service.read_user_file()
+        self.assertEqual(on_disk["tools"]["executionSandbox"]["network"], "closed")
+        self.assertEqual(on_disk["$revision"], 3)
+
+    # ---- a phone-sized screen ---------------------------------------------------
+
+    def test_paths_read_at_390_px(self):
+        long = "/srv/projects/" + "a-very-long-directory-name" * 3
+        self.service.cli("settings", "set", "tools.executionSandbox",
+                         json.dumps({"filesystem": {":root": "read", long: "write"}}))
+        self.browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+        self.open_page()
+        narrow = self.js("""
+            return [...document.querySelectorAll('td.path, th.path')]
+              .filter((e) => e.getClientRects().length > 0 && e.textContent.length > 20)
+              .map((e) => ({text: e.textContent.slice(0, 40), width: e.getBoundingClientRect().width}))
+              .filter((cell) => cell.width < 250);""")
+        self.assertEqual(narrow, [], "paths squeezed into narrow columns at 390 px")
+        overflow = self.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        self.assertEqual(overflow, 0)
 
 
 if __name__ == "__main__":
