@@ -257,15 +257,6 @@ function deletePath(document, path) {
   }
 }
 
-function setLeaf(document, path, value) {
-  let node = document;
-  for (const key of path.slice(0, -1)) {
-    if (!isObject(node[key])) node[key] = {};
-    node = node[key];
-  }
-  node[path[path.length - 1]] = structuredClone(value);
-}
-
 // What a conflict looks like key by key: `base` is what you loaded,
 // `theirs` the file now, `yours` the form. One row per key either side
 // changed: {key, base, theirs, yours, changedBy: 'you' | 'them' | 'both'}
@@ -303,7 +294,7 @@ export function applyMineOnTheirs(base, theirs, yours) {
   for (const path of paths) if (getPath(withoutRevision(yours), path) === undefined) deletePath(result, path);
   for (const path of paths) {
     const v = getPath(withoutRevision(yours), path);
-    if (v !== undefined) setLeaf(result, path, v);
+    if (v !== undefined) setPath(result, path, structuredClone(v));
   }
   return result;
 }

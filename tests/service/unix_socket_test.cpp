@@ -73,6 +73,15 @@ std::optional<holdfast::testing::CommandResult> refused_start(
   return holdfast::testing::run_command(argv, full);
 }
 
+// Every mode on the way to the socket opened up, as a mistake (or a
+// systemd unit with other modes) would: only SO_PEERCRED is left to judge.
+void loosen_modes(const ServiceProcess& service) {
+  fs::permissions(service.dir(), fs::perms(0755));
+  fs::permissions(service.dir() / "run", fs::perms(0755));
+  fs::permissions(service.socket().parent_path(), fs::perms(0755));
+  fs::permissions(service.socket(), fs::perms(0666));
+}
+
 mode_t mode_of(const fs::path& path) {
   struct stat st {};
   EXPECT_EQ(lstat(path.c_str(), &st), 0) << path;
@@ -107,10 +116,7 @@ TEST(UnixSocket, AnotherUserCannotEvenConnect) {
 // modes were loosened by mistake (or one systemd made with other modes).
 TEST(UnixSocket, AnotherUserThroughLooseModesIsRefusedByPeerCredentials) {
   ServiceProcess service;
-  fs::permissions(service.dir(), fs::perms(0755));
-  fs::permissions(service.dir() / "run", fs::perms(0755));
-  fs::permissions(service.socket().parent_path(), fs::perms(0755));
-  fs::permissions(service.socket(), fs::perms(0666));
+  loosen_modes(service);
   EXPECT_EQ(status_as_nobody(service), 403);
   // Its own user (root here) is still served.
   const auto r = service.unix_client().get("/api/v1/settings");
@@ -123,10 +129,7 @@ TEST(UnixSocket, AnotherUserThroughLooseModesIsRefusedByPeerCredentials) {
 // many connect at once.
 TEST(UnixSocket, RefusedPeersAreAnsweredAndClosedWithoutBeingRead) {
   ServiceProcess service;
-  fs::permissions(service.dir(), fs::perms(0755));
-  fs::permissions(service.dir() / "run", fs::perms(0755));
-  fs::permissions(service.socket().parent_path(), fs::perms(0755));
-  fs::permissions(service.socket(), fs::perms(0666));
+  loosen_modes(service);
   constexpr int kCallers = 64;
   holdfast::testing::Pipe result;
   const pid_t pid = holdfast::testing::fork_child([&] {
