@@ -43,9 +43,29 @@ class PageTest(unittest.TestCase):
     # ---- helpers -------------------------------------------------------------
 
     def wait(self, condition, what):
+        from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.support.ui import WebDriverWait
 
-        return WebDriverWait(self.browser, WAIT).until(lambda _: condition(), message=what)
+        # A view the page re-renders (a save's answer, then its event) may
+        # replace an element between finding it and reading it: read again.
+        return WebDriverWait(self.browser, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda _: condition(), message=what)
+
+    def read(self, read):
+        """`read()` (elements found and read), found again when the page
+        replaced an element in between; a page that keeps replacing it for
+        a hundred tries is a failure."""
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        for _ in range(100):
+            try:
+                return read()
+            except StaleElementReferenceException:
+                continue
+        return read()
+
+    def text(self, element_id):
+        return self.read(lambda: self.by_id(element_id).text)
 
     def js(self, script, *args):
         return self.browser.execute_script(script, *args)
@@ -99,7 +119,7 @@ class PageTest(unittest.TestCase):
         return int(self.by_id("edit-form").get_attribute("data-revision"))
 
     def status_text(self):
-        return self.by_id("status").text
+        return self.text("status")
 
     # ---- the page as served --------------------------------------------------
 
@@ -180,9 +200,8 @@ class PageTest(unittest.TestCase):
         return loaded
 
     def conflict_rows(self):
-        rows = self.by_id("conflict-table").find_elements("css selector", "tbody tr")
-        return [[cell.text for cell in row.find_elements("css selector", "th, td")]
-                for row in rows]
+        return self.read(lambda: [[cell.text for cell in row.find_elements("css selector", "th, td")]
+                                  for row in self.by_id("conflict-table").find_elements("css selector", "tbody tr")])
 
     def test_conflict_reload(self):
         self.service.cli("settings", "set", "tools.executionSandbox.network", '"closed"')
@@ -249,7 +268,7 @@ class PageTest(unittest.TestCase):
                   "the form shows the CLI's save")
         revision = self.service.read_user_file()["$revision"]
         self.wait(lambda: self.loaded_revision() == revision, "the new revision")
-        effective = self.by_id("effective-table").text
+        effective = self.text("effective-table")
         self.assertIn("tools.executionSandbox.network open user", effective)
         self.assertTrue(self.js("return window.sameDocument === true"))
 
@@ -260,7 +279,7 @@ class PageTest(unittest.TestCase):
         self.service.cli("settings", "set", "permissions.allow", json.dumps(hostile))
         self.service.cli("settings", "set", "launcher.<b>bold</b>", '"<i>x</i>"')
         self.open_page()
-        cells = [c.text for c in self.by_id("effective-table").find_elements("css selector", "td, th")]
+        cells = self.read(lambda: [c.text for c in self.by_id("effective-table").find_elements("css selector", "td, th")])
         for text in hostile + ["launcher.<b>bold</b>", "<i>x</i>"]:
             self.assertIn(text, cells)
         self.assertEqual(self.by_id("perm-allow").get_attribute("value"), "\n".join(hostile))
@@ -316,13 +335,13 @@ class PageTest(unittest.TestCase):
         path.clear()
         path.send_keys("relative/dir")
         self.wait(lambda: path.get_attribute("aria-invalid") == "true", "the path marked invalid")
-        self.assertIn("must be absolute", self.by_id("split-error").text)
+        self.assertIn("must be absolute", self.text("split-error"))
         self.assertEqual(path.accessible_name.strip() != "", True)
         raw = self.by_id("raw")
         raw.clear()
         raw.send_keys('{"launcher": {"launchRecords": "yes"}}')
         self.wait(lambda: raw.get_attribute("aria-invalid") == "true", "raw JSON marked invalid")
-        self.assertIn("launcher.launchRecords: expected boolean", self.by_id("raw-error").text)
+        self.assertIn("launcher.launchRecords: expected boolean", self.text("raw-error"))
         self.by_id("save").click()
         self.wait(lambda: "Not saved" in self.status_text(), "the save refused")
         self.assertFalse(os.path.exists(self.service.user_file))
@@ -332,8 +351,8 @@ class PageTest(unittest.TestCase):
             f.write('{\n  "tools": {"executionSandbox": {"network": "clsed"}}\n}\n')
         self.open_page()
         where = f"{self.service.user_file}:2:45"
-        self.assertIn(where + " error: at tools.executionSandbox.network", self.by_id("scopes-table").text)
-        self.assertIn(where, self.by_id("scope-invalid").text)
+        self.assertIn(where + " error: at tools.executionSandbox.network", self.text("scopes-table"))
+        self.assertIn(where, self.text("scope-invalid"))
         self.assertFalse(self.by_id("save").is_enabled())
         # Fixed by hand: the page follows.
         with open(self.service.user_file + ".new", "w", encoding="utf-8") as f:
@@ -391,7 +410,12 @@ class PageTest(unittest.TestCase):
                 self.assertNotIn(self.service.link, value, f"{name} of {request['path']}")
                 self.assertNotIn(session, value, f"{name} of {request['path']}")
         self.close_other_tabs(page)
-        # The planted cookies are in the browser now; the page goes on.
+        # The planted cookies are in the browser now (for 127.0.0.1, every
+        # port; so the case below is not empty), and the page goes on.
+        planted = {(c["name"], c["path"]) for c in self.browser.execute_cdp_cmd("Network.getAllCookies", {})["cookies"]
+                   if c["domain"] == "127.0.0.1" and c["value"].startswith("planted")}
+        self.assertIn(("holdfast_token", "/api/v1/settings"), planted)
+        self.assertIn(("holdfast_session", "/api"), planted)
         self.browser.refresh()
         self.wait_ready()
         self.select("network", "open")
@@ -412,7 +436,7 @@ class PageTest(unittest.TestCase):
         shared = 0
         for handle in tabs:
             self.browser.switch_to.window(handle)
-            if "through another tab" in self.by_id("connection").text:
+            if "through another tab" in self.text("connection"):
                 shared += 1
         self.assertEqual(shared, 7, "every tab but one should share the stream")
         self.select("network", "open")
@@ -427,22 +451,21 @@ class PageTest(unittest.TestCase):
 
     def test_effective_sandbox_with_no_settings_files(self):
         self.open_page()
-        self.assertIn("built-in defaults apply", self.by_id("effective-summary").text)
-        sandbox = self.by_id("sandbox-table").text
+        self.assertIn("built-in defaults apply", self.text("effective-summary"))
+        sandbox = self.text("sandbox-table")
         self.assertIn(":workspace write", sandbox)
         self.assertIn("built-in default", sandbox)
         self.assertIn("closed: no network at all", sandbox)
         # Opening the network with unixSockets unset: the form says what
         # that does to Unix sockets before anything is saved.
         self.select("network", "open")
-        note = self.by_id("unix-sockets-default")
-        self.assertTrue(note.is_displayed())
-        self.assertIn("default to allow", note.text)
+        self.assertTrue(self.read(lambda: self.by_id("unix-sockets-default").is_displayed()))
+        self.assertIn("default to allow", self.text("unix-sockets-default"))
         self.by_id("save").click()
         self.wait(lambda: "Saved" in self.status_text(), "saved")
-        self.wait(lambda: "allow" in self.by_id("sandbox-unix-sockets").text, "sandbox view updated")
-        self.assertIn("built-in default with the network open",
-                      self.by_id("sandbox-unix-sockets").text)
+        self.wait(lambda: "built-in default with the network open" in self.text("sandbox-unix-sockets"),
+                  "sandbox view updated")
+        self.assertIn("allow", self.text("sandbox-unix-sockets"))
 
     # ---- history and a way back ------------------------------------------------
 
@@ -453,7 +476,7 @@ class PageTest(unittest.TestCase):
             self.wait(lambda: self.loaded_revision() == revision, f"revision {revision} shown")
         self.wait(lambda: len(self.browser.find_elements("css selector", "#history-table .history-load")) == 1,
                   "revision 1 offered")
-        rows = [row.text for row in self.by_id("history-table").find_elements("css selector", "tbody tr")]
+        rows = self.read(lambda: [row.text for row in self.by_id("history-table").find_elements("css selector", "tbody tr")])
         self.assertIn("tools.executionSandbox.network", rows[0])
         self.assertTrue(rows[0].startswith("2"), rows)
         self.assertTrue(rows[1].startswith("1"), rows)

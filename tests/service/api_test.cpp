@@ -440,9 +440,8 @@ TEST_F(Api, CheckDecidesWithTheRulesAsTheCliDoes) {
     ASSERT_EQ(r->status, 200) << r->body;
     EXPECT_EQ(body_of(r)["decision"], c.decision) << c.tool << " " << c.argument;
     EXPECT_EQ(body_of(r)["rule"], c.rule) << c.tool << " " << c.argument;
-    const auto cli =
-        service.holdfast({"check", "--json", "--workspace", workspace, "--cwd", workspace, c.tool,
-                          c.argument});
+    const auto cli = service.holdfast(
+        {"check", "--json", "--workspace", workspace, "--cwd", workspace, c.tool, c.argument});
     ASSERT_TRUE(json::accept(cli.out))
         << "holdfast check exited " << cli.exit_code << ": " << cli.err;
     const json expected = json::parse(cli.out);

@@ -199,9 +199,8 @@ TEST_F(Cli, InvalidFileExitsFourAndIsNeverRewritten) {
 // is saved and reported by validate, at its line and column: saved, it
 // would stop every `holdfast check`.
 TEST_F(Cli, RulesThatDoNotParseAreRefusedWhenSavedAndByValidate) {
-  for (const std::string rules :
-       {R"j(["Bash("])j", R"j(["bash(rm:*)"])j", R"j(["Bash(rm\u0000x)"])j",
-        R"j(["Read($HOME/x)"])j"}) {
+  for (const std::string rules : {R"j(["Bash("])j", R"j(["bash(rm:*)"])j",
+                                  R"j(["Bash(rm\u0000x)"])j", R"j(["Read($HOME/x)"])j"}) {
     const auto set = settings({"set", "permissions.deny", rules});
     EXPECT_EQ(set.exit_code, 4) << rules << ": " << set.err;
     EXPECT_NE(set.err.find("at permissions.deny.0: expected a permission rule"), std::string::npos)
