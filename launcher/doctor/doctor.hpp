@@ -11,6 +11,7 @@
 
 #include "launcher/sandbox/policy.hpp"
 #include "settings/scopes.hpp"
+#include "settings/snapshot.hpp"
 
 namespace holdfast::doctor {
 
@@ -34,14 +35,21 @@ struct Report {
 Report examine_host(const settings::ScopePaths& paths);
 
 // Pieces, each a probe of its own (exposed for tests).
-Finding check_bubblewrap(const std::string& bwrap_path);       // version and features
+// The bubblewrap a launch would execute (launcher::find_bubblewrap with
+// the settings of `paths`), why it is trusted, its version and features;
+// the verdict is launcher::decide_start's, as run's.
+Finding check_bubblewrap(const settings::ScopePaths& paths);
 // `holdfast run -- /bin/true` in the workspace of `paths`, through the very
 // launch path run takes (launcher::launch), without a launch record.
-Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopePaths& paths);
+Finding check_trial_launch(const settings::ScopePaths& paths);
 Finding check_seccomp();
 Finding check_apparmor_userns();
 Finding check_landlock();
-std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths);
+// Every scope from one reading, then that reading merged as a launch takes
+// it; `merged`, when given, receives the merged snapshot (left as it was
+// when the reading cannot be merged).
+std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths,
+                                           settings::Snapshot* merged = nullptr);
 // What the effective policy lets the command reach through Unix sockets:
 // with AF_UNIX allowed, the well-known host sockets that exist here.
 Finding check_unix_sockets(const sandbox::Policy& policy);

@@ -3,14 +3,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <sstream>
-
 #include "base/system_error.hpp"
+#include "launcher/run/bubblewrap.hpp"
+#include "launcher/run/workspace_modes.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/refusal.hpp"
+#include "launcher/sandbox/resolve.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
+#include "settings/strict_modes.hpp"
 
 namespace holdfast::launcher {
 
@@ -21,6 +22,45 @@ namespace {
 std::chrono::microseconds since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
 }
+
+// A settings file replaced since the snapshot read it (admission's
+// "settings-file-changed") by one that holds the very bytes that were read
+// — a same-content save, as GUIs autosave — is taken as the file that was
+// read: its owner and mode must pass the same strict-modes check, and
+// admission then checks its links and writability as the file in place.
+void accept_same_content_saves(const settings::Snapshot& snapshot,
+                               const settings::SnapshotOptions& options,
+                               sandbox::HostFacts& facts) {
+  const uid_t uid =
+      options.invoking_uid == static_cast<uid_t>(-1) ? ::getuid() : options.invoking_uid;
+  for (auto& file : facts.settings_files) {
+    if (!file.facts.exists() || file.facts.id == file.read) continue;
+    for (const auto& read : snapshot.scopes) {
+      if (!read.exists ||
+          std::filesystem::absolute(read.path).lexically_normal() != file.facts.path) {
+        continue;
+      }
+      const auto now = settings::identity_if_unchanged(read);
+      if (!now || sandbox::FileId{now->device, now->inode} != file.facts.id) break;
+      if (options.strict_modes &&
+          settings::check_strict_modes(read.path, now->owner, now->mode, uid)) {
+        break;
+      }
+      file.read = file.facts.id;
+    }
+  }
+}
+
+bool only_settings_changed(const sandbox::Refused& refused) {
+  for (const auto& refusal : refused.refusals()) {
+    if (refusal.rule != "settings-file-changed") return false;
+  }
+  return !refused.refusals().empty();
+}
+
+// Plans with one snapshot; plan_launch starts over when the settings
+// change under it.
+LaunchPlan plan_from_one_snapshot(const LaunchRequest& request);
 
 }  // namespace
 
@@ -50,33 +90,62 @@ seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy) {
   return options;
 }
 
-std::optional<std::string> locate_bwrap() {
-  // NOLINTNEXTLINE(concurrency-mt-unsafe): read once, single-threaded here
-  if (const char* override_path = std::getenv("HOLDFAST_BWRAP"); override_path && *override_path) {
-    if (::access(override_path, X_OK) == 0) return std::string(override_path);
-    return std::nullopt;
+void check_bubblewrap_not_writable(const TrustedExecutable& bwrap, const sandbox::Policy& policy,
+                                   const sandbox::HostFacts& facts, uid_t caller_uid) {
+  // Anyone else finds every step root's and not writable to them, mount or
+  // no mount (find_trusted_executable checked that).
+  if (caller_uid != 0) return;
+  const auto rules = sandbox::build_rules(policy, facts);
+  for (const base::PathStep& step : bwrap.chain) {
+    if (sandbox::resolve(rules, step.path).access != sandbox::Access::write) continue;
+    throw sandbox::Refused(
+        {sandbox::Refusal{"bubblewrap-writable", step.path, "",
+                          "the policy makes " + step.path +
+                              " writable inside, and the command runs as root: it "
+                              "could replace the bubblewrap " +
+                              bwrap.resolved + " that the next launch executes",
+                          "make " + step.path +
+                              " read-only in the policy, or run holdfast as an unprivileged "
+                              "user"}});
   }
-  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe)
-  // Only an unset PATH means the default directories; an empty one names
-  // none (as for execvp, which would search nothing but the cwd, never used).
-  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty() || dir.front() != '/') continue;  // never a relative PATH entry
-    const std::string candidate = dir + "/bwrap";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
 }
 
+// A launch whose settings files were replaced with new content between its
+// snapshot and its look at the host starts over from a fresh snapshot: an
+// ordinary save costs a retry, not a refusal. Bounded by a few starts
+// within the snapshot's own wait budget; settings that keep changing past
+// it are refused.
 LaunchPlan plan_launch(const LaunchRequest& request) {
+  constexpr int kMaxStarts = 5;
+  const auto deadline = Clock::now() + request.snapshot_options.max_wait;
+  for (int start = 1;; ++start) {
+    try {
+      return plan_from_one_snapshot(request);
+    } catch (const sandbox::Refused& refused) {
+      if (!only_settings_changed(refused) || start >= kMaxStarts || Clock::now() >= deadline) {
+        throw;
+      }
+    }
+  }
+}
+
+namespace {
+
+LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   LaunchPlan plan;
   auto start = Clock::now();
   plan.scope_paths = settings::scope_paths_from_environment(request.workspace);
+  if (request.state_dir) plan.scope_paths.state_dir = *request.state_dir;
   plan.snapshot = settings::take_snapshot(plan.scope_paths, request.snapshot_options);
   plan.timings.snapshot = since(start);
 
   start = Clock::now();
+  check_workspace_modes(request.workspace, plan.snapshot.effective);
+  BubblewrapLookup bubblewrap = find_bubblewrap(plan.snapshot.effective);
+  if (!bubblewrap.lookup.executable) {
+    throw NoTrustedBubblewrap(std::move(bubblewrap), plan.snapshot.effective);
+  }
+  plan.bwrap = std::move(*bubblewrap.lookup.executable);
   plan.policy = sandbox::policy_from_settings(plan.snapshot.effective);
   sandbox::FactsRequest facts_request;
   facts_request.workspace = request.workspace;
@@ -89,6 +158,7 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
         file.path, sandbox::FileId{file.identity.device, file.identity.inode});
   }
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
+  accept_same_content_saves(plan.snapshot, request.snapshot_options, plan.facts);
   plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
   plan.bounds = cgroup::bounds_for(plan.policy.limits, cgroup::memory_total_bytes());
   plan.cgroup_placement = cgroup::find_placement();
@@ -102,6 +172,7 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
         "limits.processes and limits.memoryMiB from the policy to go on with the built-in "
         "defaults, which are then not enforced"}});
   }
+  check_bubblewrap_not_writable(plan.bwrap, plan.policy, plan.facts, ::getuid());
   if (request.will_run) {
     plan.bind_sources = open_bind_sources(plan.mounts.bind_sources, plan.facts.identities);
   }
@@ -126,7 +197,7 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
 
   start = Clock::now();
   sandbox::BuildOptions build;
-  build.bwrap_path = request.bwrap_path;
+  build.bwrap_path = plan.bwrap.path;
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
   if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
@@ -135,5 +206,7 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   plan.timings.policy += since(start);
   return plan;
 }
+
+}  // namespace
 
 }  // namespace holdfast::launcher

@@ -25,7 +25,7 @@ enum class RuleSource {
   operator_dir,    // holdfast's operator settings directory under a writable root: read
   private_tmp,     // /tmp is a private tmpfs; host content there is denied
   nested_repo,     // the .git of a repository below a writable root: read
-  state_dir,       // holdfast's state directory (launch records) under a writable root: read
+  state_dir,       // holdfast's state directory (launch records, presence memory): deny
 };
 
 // A rule that keeps a repository's git data read-only (git runs what it says).

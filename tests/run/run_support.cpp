@@ -148,7 +148,9 @@ Started RunTest::start(const std::vector<std::string>& args, const Launch& launc
   command.env["PWD"] = command.cwd->string();
   command.uid = launch.uid;
   command.join_cgroups = launch.join_cgroups;
-  command.out = base_ / ("holdfast." + std::to_string(n) + ".out");
+  command.in = launch.in;
+  command.out = launch.out.value_or(base_ / ("holdfast." + std::to_string(n) + ".out"));
+  command.append_out = launch.out.has_value();
   command.err = base_ / ("holdfast." + std::to_string(n) + ".err");
   return holdfast::testing::start_command(command);
 }

@@ -114,6 +114,8 @@ struct Launch {
   std::vector<std::string> unset;          // removed
   std::optional<uid_t> uid;                // drop to this uid/gid (fork, setgroups, setgid, setuid)
   std::vector<fs::path> join_cgroups;      // cgroup.procs files joined before the uid drop
+  std::optional<fs::path> in;              // holdfast's stdin (default /dev/null)
+  std::optional<fs::path> out;  // holdfast's stdout, appended to (default: a file of its own)
 };
 
 class RunTest : public ::testing::Test {
