@@ -86,6 +86,24 @@ constexpr const char* kSchemaText = R"json({
               }
             }
           }
+        },
+        "protectedNames": {
+          "description": "Names read-only in every writable directory (git, shell, editor, agent configuration; holdfast run --explain lists them). add: \".name\" in every directory or \"~/path\" in the home directory, from any scope. lift: built-in names given back to the command, from operator scopes only (a workspace scope's lift is ignored). Lists from all scopes are combined.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "add": {"type": "array", "items": {"type": "string"}},
+            "lift": {"type": "array", "items": {"type": "string"}}
+          }
+        },
+        "credentialStores": {
+          "description": "Credential stores hidden from every command (SSH and GPG keys, cloud and registry tokens, browser profiles, ...; holdfast run --explain lists them). add: an absolute path or \"~/path\" (in every home), from any scope. lift: an entry's name (ssh, aws, ...), from operator scopes only (a workspace scope's lift is ignored). Lists from all scopes are combined.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "add": {"type": "array", "items": {"type": "string"}},
+            "lift": {"type": "array", "items": {"type": "string"}}
+          }
         }
       }
     },

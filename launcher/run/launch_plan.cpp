@@ -27,7 +27,7 @@ std::vector<int> LaunchPlan::inherited_fds() const {
   std::vector<int> fds;
   if (seccomp_fd.valid()) fds.push_back(seccomp_fd.get());
   if (gate) fds.push_back(gate->program_fd());
-  if (empty_file_fd.valid()) fds.push_back(empty_file_fd.get());
+  for (const auto& fd : empty_file_fds) fds.push_back(fd.get());
   for (const auto& fd : bind_sources.fds) fds.push_back(fd.get());
   return fds;
 }
@@ -92,9 +92,10 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   if (request.will_run) {
     plan.bind_sources = open_bind_sources(plan.mounts.bind_sources, plan.facts.identities);
   }
-  if (plan.mounts.needs_empty_file) {
-    plan.empty_file_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (!plan.empty_file_fd.valid()) {
+  // One per denied file: bubblewrap reads each to its end and closes it.
+  for (std::size_t i = 0; i < plan.mounts.empty_files; ++i) {
+    plan.empty_file_fds.emplace_back(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!plan.empty_file_fds.back().valid()) {
       throw base::SystemError("cannot open", "/dev/null", errno);
     }
   }
@@ -115,10 +116,10 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   sandbox::BuildOptions build;
   build.bwrap_path = request.bwrap_path;
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
-  if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
+  for (const auto& fd : plan.empty_file_fds) build.empty_file_fds.push_back(fd.get());
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
-  plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, request.command,
-                                        build);
+  plan.argv =
+      sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, request.command, build);
   plan.timings.policy += since(start);
   return plan;
 }
