@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -49,7 +50,11 @@ std::vector<PhasePlan> plan_phases(const CampaignOptions& options) {
   // none does, rename-backup's (the seeds' writer) shows that the harness
   // sees a race at all.
   for (const auto& w : writers) {
-    if (!find_writer_kind(w.name)->leaves_gap) continue;
+    const WriterKind* kind = find_writer_kind(w.name);
+    if (!kind->leaves_gap) continue;
+    // A launch's policy never comes from the workspace: there is no gap in
+    // it for a naive launcher to fall into.
+    if (options.mode == "launch" && kind->target == WriterKind::Target::workspace_files) continue;
     phases.push_back({"naive vs " + w.name + " (control)", "naive", {{w.name, 0, w.pause}}, true});
   }
   if (phases.empty()) {
@@ -121,6 +126,27 @@ struct PhaseDirs {
   std::vector<fs::path> workspaces;
 };
 
+bool any_writer(const PhasePlan& plan, const std::function<bool(const WriterKind&)>& test) {
+  for (const auto& w : plan.writers) {
+    if (test(*find_writer_kind(w.name))) return true;
+  }
+  return false;
+}
+
+fs::path workspace_file(const fs::path& workspace) {
+  return workspace / ".holdfast" / "settings.json";
+}
+
+// The files a writer of `kind` saves in this phase.
+std::vector<fs::path> targets_of(const WriterKind& kind, const PhaseDirs& dirs) {
+  std::vector<fs::path> targets;
+  if (kind.target != WriterKind::Target::workspace_files) targets.push_back(dirs.setup.user_file);
+  if (kind.target != WriterKind::Target::user_file) {
+    for (const auto& w : dirs.workspaces) targets.push_back(workspace_file(w));
+  }
+  return targets;
+}
+
 PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
                           const PhasePlan& plan, const CampaignOptions& options,
                           const fs::path& state_dir) {
@@ -128,16 +154,24 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
   auto& paths = dirs.setup.paths;
   paths.system_dir = root / "system";
   paths.config_dir = root / "config";
-  fs::create_directories(paths.system_dir);
+  const bool sparse = any_writer(plan, [](const WriterKind& k) { return k.sparse_layout; });
+  dirs.setup.workspace_raced = any_writer(
+      plan, [](const WriterKind& k) { return k.target == WriterKind::Target::workspace_files; });
   fs::create_directories(paths.config_dir);
   // The other operator scopes exist and are valid, so a reader decides on
-  // them at once; only the user file is raced.
-  base::write_file(paths.system_dir / "system-defaults.json", "{}\n");
-  base::write_file(paths.system_dir / "settings.json", "{}\n");
+  // them at once; only the user file is raced. (A sparse phase has no
+  // system directory, as most hosts.)
+  if (!sparse) {
+    fs::create_directories(paths.system_dir);
+    base::write_file(paths.system_dir / "system-defaults.json", "{}\n");
+    base::write_file(paths.system_dir / "settings.json", "{}\n");
+  }
   dirs.setup.user_file = paths.config_dir / "settings.json";
   std::vector<std::string> writer_names;
   for (const auto& w : plan.writers) writer_names.push_back(w.name);
-  create_initial_target(writer_names, dirs.setup.user_file, policy_text(0));
+  // When the workspace file is raced, the deny rule is there alone.
+  create_initial_target(writer_names, dirs.setup.user_file,
+                        dirs.setup.workspace_raced ? policy_text_without_deny(0) : policy_text(0));
   dirs.setup.holdfast = options.holdfast;
   dirs.setup.probe = options.probe;
   dirs.setup.state_dir = state_dir;
@@ -150,8 +184,12 @@ PhaseDirs make_phase_dirs(const fs::path& root, const fs::path& workspace_root,
   fs::permissions(dirs.setup.empty_state_dir, fs::perms::owner_all);
   for (int i = 0; i < options.launchers; ++i) {
     const fs::path workspace = workspace_root / ("workspace-" + std::to_string(i));
-    fs::create_directories(workspace / ".holdfast");
-    base::write_file(workspace / ".holdfast" / "settings.json", "{}\n");
+    fs::create_directories(workspace);
+    if (!sparse) {
+      fs::create_directories(workspace / ".holdfast");
+      base::write_file(workspace_file(workspace),
+                       dirs.setup.workspace_raced ? workspace_text(0) : std::string("{}\n"));
+    }
     base::write_file(workspace / "marker", "the probe must be able to read this\n");
     base::write_file(workspace / kDeniedName, "the operator's policy denies reading this\n");
     // A copy of the probe inside the workspace, the one place below the
@@ -175,17 +213,27 @@ struct RunningWriter {
 // the operator saved the policy: holdfast has seen the user file (and keeps
 // that in its state directory). Racing a holdfast that has never read the
 // settings would test only the very first launch ever.
-void read_once_before_the_writers(const TrialSetup& setup, PhaseResult& result) {
-  try {
-    const auto snapshot = settings::take_snapshot(setup.paths);
-    if (is_strict_policy(snapshot.effective.value)) return;
-    result.samples.push_back("error: the first reading, before any writer, lacks the policy: " +
-                             snapshot.effective.value.dump());
-  } catch (const std::exception& e) {
-    result.samples.push_back(std::string("error: the first reading, before any writer: ") +
-                             e.what());
+// (With each workspace: its file is raced in some phases, and read by every
+// launch and check in all of them.)
+void read_once_before_the_writers(const PhaseDirs& dirs, PhaseResult& result) {
+  for (const auto& workspace : dirs.workspaces) {
+    settings::ScopePaths paths = dirs.setup.paths;
+    paths.workspace = workspace;
+    try {
+      const auto snapshot = settings::take_snapshot(paths);
+      if (is_strict_policy(snapshot.effective.value) &&
+          (!dirs.setup.workspace_raced || has_deny_rule(snapshot.effective.value))) {
+        continue;
+      }
+      result.samples.push_back("error: the first reading, before any writer, lacks the policy: " +
+                               snapshot.effective.value.dump());
+    } catch (const std::exception& e) {
+      result.samples.push_back(std::string("error: the first reading, before any writer: ") +
+                               e.what());
+    }
+    ++result.errors;
+    return;
   }
-  ++result.errors;
 }
 
 PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int phase_index,
@@ -199,19 +247,23 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
   ScratchDir root(options.work_dir, "phase");
   ScratchDir workspaces(options.workspace_dir, "workspaces");
   const PhaseDirs dirs = make_phase_dirs(root.path(), workspaces.path(), plan, options, state_dir);
-  read_once_before_the_writers(dirs.setup, result);
+  read_once_before_the_writers(dirs, result);
 
   std::vector<RunningWriter> writers;
   for (std::size_t i = 0; i < plan.writers.size(); ++i) {
     const auto& w = plan.writers[i];
-    const auto seed = derive_seed(options.seed, 1000 * static_cast<std::uint64_t>(phase_index) + i);
     char rate[32];
     std::snprintf(rate, sizeof rate, "%g", w.rate);
-    writers.push_back(
-        {w.name, std::make_unique<ReportingChild>(std::vector<std::string>{
-                     options.self, "writer", w.name, "--target", dirs.setup.user_file.string(),
-                     "--rate", rate, "--pause-us", std::to_string(pause_of(w).count()), "--seed",
-                     std::to_string(seed)})});
+    const auto targets = targets_of(*find_writer_kind(w.name), dirs);
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const auto seed =
+          derive_seed(options.seed, 1000 * static_cast<std::uint64_t>(phase_index) + 100 * t + i);
+      writers.push_back(
+          {w.name, std::make_unique<ReportingChild>(std::vector<std::string>{
+                       options.self, "writer", w.name, "--target", targets[t].string(), "--rate",
+                       rate, "--pause-us", std::to_string(pause_of(w).count()), "--seed",
+                       std::to_string(seed)})});
+    }
   }
   bool writers_ready = true;
   for (auto& w : writers) {
@@ -238,7 +290,7 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
     if (options.mode == "gatekeeper") {
       return gatekeeper_trial(plan.reader, dirs.setup, dirs.workspaces[launcher]);
     }
-    return snapshot_trial(plan.reader, dirs.setup);
+    return snapshot_trial(plan.reader, dirs.setup, dirs.workspaces[launcher]);
   };
   std::vector<std::thread> threads;
   const int thread_count = writers_ready ? options.launchers : 0;
@@ -298,10 +350,10 @@ PhaseResult run_phase(const PhasePlan& plan, const CampaignOptions& options, int
     const int status = w.child->stop(kWriterGrace);
     const std::string line = w.child->read_line(kWriterGrace);
     const auto stats = nlohmann::json::parse(line, nullptr, false);
-    WriterStats& out = result.writer_stats[w.name];
+    WriterStats& out = result.writer_stats[w.name];  // summed over the writer's targets
     if (stats.is_object() && stats.contains("saves")) {
-      out.saves = stats["saves"].get<std::uint64_t>();
-      out.failures = stats["failures"].get<std::uint64_t>();
+      out.saves += stats["saves"].get<std::uint64_t>();
+      out.failures += stats["failures"].get<std::uint64_t>();
     } else {
       result.samples.push_back("error: writer " + w.name + " gave no counts (exit " +
                                std::to_string(base::exit_code(status)) + ")");

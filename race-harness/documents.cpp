@@ -39,6 +39,32 @@ std::string policy_text(std::uint64_t generation) {
   return policy_document(generation).dump(2) + "\n";
 }
 
+std::string policy_text_without_deny(std::uint64_t generation) {
+  nlohmann::json document = policy_document(generation);
+  document.erase("permissions");
+  return document.dump(2) + "\n";
+}
+
+nlohmann::json workspace_document(std::uint64_t generation) {
+  return {{"permissions", {{"deny", {kDenyRule}}}}, {"raceHarness", {{"generation", generation}}}};
+}
+
+std::string workspace_text(std::uint64_t generation) {
+  return workspace_document(generation).dump(2) + "\n";
+}
+
+bool has_deny_rule(const nlohmann::json& settings) {
+  if (!settings.is_object()) return false;
+  const auto permissions = settings.find("permissions");
+  if (permissions == settings.end() || !permissions->is_object()) return false;
+  const auto deny = permissions->find("deny");
+  if (deny == permissions->end() || !deny->is_array()) return false;
+  for (const auto& rule : *deny) {
+    if (rule == kDenyRule) return true;
+  }
+  return false;
+}
+
 bool is_strict_policy(const nlohmann::json& settings) {
   if (!settings.is_object()) return false;
   const auto tools = settings.find("tools");
@@ -77,6 +103,7 @@ NaiveReading read_naively(const std::filesystem::path& path) {
     return reading;
   }
   reading.kind = is_strict_policy(document) ? NaiveReading::Kind::strict : NaiveReading::Kind::lax;
+  reading.denies = has_deny_rule(document);
   const auto harness = document.find("raceHarness");
   if (harness != document.end() && harness->is_object()) {
     const auto generation = harness->find("generation");

@@ -122,15 +122,16 @@ std::string campaign_table(const CampaignResult& r) {
                            r.mode.c_str(), ull(r.seed), r.shard_count, r.launchers,
                            r.settings_dir.c_str(), r.settings_fs.c_str());
   if (!writers.empty()) out += "writers " + writers + "\n";
-  out += format("%-34s %10s %10s %9s %8s %7s %12s %10s\n", "phase", "trials", "honoured",
-                "violated", "refused", "errors", "95% upper", "trials/s");
+  out += format("%-34s %10s %10s %9s %8s %9s %7s %12s %10s\n", "phase", "trials", "honoured",
+                "violated", "refused", "refused%", "errors", "95% upper", "trials/s");
   for (const auto& p : r.phases) {
     const char* mark = p.control && p.violated == 0   ? "  <- control saw nothing"
                        : !p.control && p.violated > 0 ? "  <- VIOLATIONS"
                                                       : "";
-    out += format("%-34s %10llu %10llu %9llu %8llu %7llu %12.3g %10.1f%s\n", p.name.c_str(),
-                  ull(p.trials), ull(p.honoured), ull(p.violated), ull(p.refused), ull(p.errors),
-                  upper_bound_95(p.violated, p.trials),
+    out += format("%-34s %10llu %10llu %9llu %8llu %8.2f%% %7llu %12.3g %10.1f%s\n", p.name.c_str(),
+                  ull(p.trials), ull(p.honoured), ull(p.violated), ull(p.refused),
+                  p.trials > 0 ? 100.0 * static_cast<double>(p.refused) / p.trials : 0.0,
+                  ull(p.errors), upper_bound_95(p.violated, p.trials),
                   p.seconds > 0 ? static_cast<double>(p.trials) / p.seconds : 0.0, mark);
   }
   for (const auto& p : r.phases) {

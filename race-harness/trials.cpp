@@ -105,13 +105,24 @@ Trial with_naive_view(Trial trial, const std::string& seen_as) {
   return trial;
 }
 
+fs::path raced_workspace_file(const fs::path& workspace) {
+  return workspace / ".holdfast" / "settings.json";
+}
+
+// What the naive reader takes the deny-bearing file to say, when the
+// workspace file is raced: a missing or damaged file is "no rules" to it.
+bool naive_loses_the_workspace_deny(const NaiveReading& reading) { return !reading.denies; }
+
 }  // namespace
 
-Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
+Trial snapshot_trial(const std::string& reader, const TrialSetup& setup,
+                     const fs::path& workspace) {
   Trial trial;
   if (reader == "naive") {
-    const NaiveReading reading = read_naively(setup.user_file);
-    if (naive_runs_unconfined(reading)) {
+    const NaiveReading reading =
+        read_naively(setup.workspace_raced ? raced_workspace_file(workspace) : setup.user_file);
+    if (setup.workspace_raced ? naive_loses_the_workspace_deny(reading)
+                              : naive_runs_unconfined(reading)) {
       trial.outcome = Outcome::violated;
       trial.kind = naive_kind(reading);
       trial.note = trial.kind;
@@ -121,8 +132,11 @@ Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
     return trial;
   }
   try {
-    const auto snapshot = settings::take_snapshot(setup.paths);
-    if (is_strict_policy(snapshot.effective.value)) {
+    settings::ScopePaths paths = setup.paths;
+    if (setup.workspace_raced) paths.workspace = workspace;
+    const auto snapshot = settings::take_snapshot(paths);
+    if (is_strict_policy(snapshot.effective.value) &&
+        (!setup.workspace_raced || has_deny_rule(snapshot.effective.value))) {
       trial.outcome = Outcome::honoured;
     } else {
       trial.outcome = Outcome::violated;
@@ -246,7 +260,18 @@ Trial gatekeeper_trial(const std::string& reader, const TrialSetup& setup,
                        const fs::path& workspace) {
   auto environment = holdfast_environment(setup);
   std::string seen_as;
-  if (reader == "naive") {
+  if (reader == "naive" && setup.workspace_raced) {
+    // The naive reader found no deny in the workspace file: it decides on
+    // no workspace rules at all, and the operator scopes here deny nothing.
+    const NaiveReading reading = read_naively(raced_workspace_file(workspace));
+    if (naive_loses_the_workspace_deny(reading)) {
+      Trial trial;
+      trial.outcome = Outcome::violated;
+      trial.kind = naive_kind(reading);
+      trial.note = trial.kind + ", so the workspace's deny was not applied";
+      return trial;
+    }
+  } else if (reader == "naive") {
     const NaiveReading reading = read_naively(setup.user_file);
     if (naive_runs_unconfined(reading)) {
       environment["HOLDFAST_CONFIG_DIR"] = setup.empty_config_dir.string();

@@ -59,9 +59,15 @@ struct TrialSetup {
   // Where the naive control keeps the settings as it read them, one
   // directory per launcher (config and state), beside the writers' one.
   std::filesystem::path naive_views_dir;
+  // The writers save each workspace's file, which holds the deny rule
+  // alone: a reading honours the policy only with that deny.
+  bool workspace_raced = false;
 };
 
-Trial snapshot_trial(const std::string& reader, const TrialSetup& setup);
+// `workspace` is the launcher's own (its file is raced when
+// setup.workspace_raced).
+Trial snapshot_trial(const std::string& reader, const TrialSetup& setup,
+                     const std::filesystem::path& workspace);
 
 // `workspace` must hold a readable file named "marker".
 Trial launch_trial(const std::string& reader, const TrialSetup& setup,

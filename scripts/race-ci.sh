@@ -59,6 +59,29 @@ echo "== race: launch mode — real starts against the directory swap, rename-pr
 campaign launch-gaps --mode launch --skip-mixed --seconds 1.5 \
   --writers dir-swap:20@2ms,rename-prev:4,symlink-dangle:4@100ms
 
+# Ordinary saves and everyday activity (issue 21): the same bytes saved
+# again, files churning beside every directory on the way (no system
+# directory, workspaces without .holdfast/), holdfast's state directory
+# removed before every save, and the workspace file (where the deny rule is
+# alone) renamed away, deleted and recreated, or swapped with its
+# directory. Violations must be 0; the tables give holdfast's refusal rate
+# (refused%) beside them.
+saves_writers=same-content,churn,state-loss:4
+workspace_writers=workspace-rename-prev:4,workspace-delete-recreate:4,workspace-dir-swap:4
+echo "== race: snapshot mode — same-content saves, churn, state-directory loss, workspace writers"
+campaign saves-snapshot --mode snapshot --skip-mixed --seconds 1.5 \
+  --writers "$saves_writers,$workspace_writers"
+
+echo "== race: gatekeeper mode — the same writers, holdfast check of the denied path"
+campaign saves-gatekeeper --mode gatekeeper --skip-mixed --seconds 1.5 \
+  --writers "$saves_writers,$workspace_writers"
+
+# (rename-prev gives this campaign a control that fires: the other two
+# leave no gap for a naive launcher to fall into.)
+echo "== race: launch mode — same-content saves at 10 Hz and churn during real starts"
+campaign saves-launch --mode launch --skip-mixed --starts 40 \
+  --writers same-content:10,churn,rename-prev:4
+
 echo "== race: crash — writers killed at every step and at random points"
 "$race" crash --rounds 20 --json "$out/crash.json"
 note crash $?

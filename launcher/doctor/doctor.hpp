@@ -11,6 +11,7 @@
 
 #include "launcher/sandbox/policy.hpp"
 #include "settings/scopes.hpp"
+#include "settings/snapshot.hpp"
 
 namespace holdfast::doctor {
 
@@ -41,7 +42,11 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
 Finding check_seccomp();
 Finding check_apparmor_userns();
 Finding check_landlock();
-std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths);
+// Every scope from one reading, then that reading merged as a launch takes
+// it; `merged`, when given, receives the merged snapshot (left as it was
+// when the reading cannot be merged).
+std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths,
+                                           settings::Snapshot* merged = nullptr);
 // What the effective policy lets the command reach through Unix sockets:
 // with AF_UNIX allowed, the well-known host sockets that exist here.
 Finding check_unix_sockets(const sandbox::Policy& policy);
