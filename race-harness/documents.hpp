@@ -63,6 +63,15 @@ struct NaiveReading {
 // error to it.
 NaiveReading read_naively(const std::filesystem::path& path);
 
+// What `bytes` are as a policy, judged as the naive reader judges what it
+// read: a program's report of the document it acted on (contract.hpp). No
+// bytes at all is "no policy read".
+NaiveReading reading_of(std::string bytes);
+
+// A short name for what a reader came away with: "policy in force",
+// "file missing", "file damaged", "policy replaced", ...
+std::string describe(const NaiveReading& reading);
+
 // True when a naive reader would start the command without the policy.
 inline bool naive_runs_unconfined(const NaiveReading& reading) {
   return reading.kind != NaiveReading::Kind::strict;

@@ -17,17 +17,6 @@ constexpr std::uint32_t kWayEvents = IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | 
 // What happens to the watched directory itself.
 constexpr std::uint32_t kSelfEvents = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT;
 
-// Where `path` leads now: a symlink that another program replaces as we
-// look at it is watched at its own place (the directory events show the
-// new link).
-fs::path current_target(const fs::path& path) {
-  try {
-    return base::resolve_write_target(path);
-  } catch (const base::SystemError&) {
-    return path;
-  }
-}
-
 }  // namespace
 
 PathWatch::PathWatch(fs::path file) : file_(std::move(file)) { watch_the_way(); }
@@ -35,7 +24,7 @@ PathWatch::PathWatch(fs::path file) : file_(std::move(file)) { watch_the_way(); 
 // Watching an inode twice returns the same watch, so this is called again
 // after every event about the way: directories that came back get watched.
 void PathWatch::watch_the_way() {
-  const fs::path target = current_target(file_);
+  const fs::path target = base::current_write_target(file_);
   file_directory_watched_ = false;
   for (const fs::path& start : {file_, target}) {
     fs::path next = start.filename();

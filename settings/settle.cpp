@@ -23,8 +23,6 @@ std::vector<std::string> SnapshotOptions::default_evidence_patterns() {
 
 namespace {
 
-bool usable(const ScopeFile& file) { return file.exists && file.valid(); }
-
 std::string join(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -33,16 +31,6 @@ std::string join(const std::vector<std::string>& names) {
 
 ScopeFile read_once(Scope scope, const fs::path& path) {
   return detail::read_scope_file_once(scope, path);
-}
-
-// Where `path` leads now (its symlink chain followed), for the writer names
-// beside the file a link points at.
-fs::path current_target(const fs::path& path) {
-  try {
-    return base::resolve_write_target(path);
-  } catch (const base::SystemError&) {
-    return path;
-  }
 }
 
 std::string forget_command(Scope scope, const fs::path& path) {
@@ -78,7 +66,7 @@ SettledFile wait_for_return(Scope scope, const fs::path& path, const PresenceMem
   // from here on.
   ScopeFile file = read_once(scope, path);
   const auto deadline = Clock::now() + options.max_wait;
-  while (!usable(file)) {
+  while (!file.usable()) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) break;
@@ -95,7 +83,7 @@ SettledFile settle_scope_file(Scope scope, const fs::path& path, const SnapshotO
                               const PresenceMemory& memory) {
   SettledFile settled{read_once(scope, path), Settling::immediate};
   ScopeFile& file = settled.file;
-  if (usable(file)) return settled;
+  if (file.usable()) return settled;
 
   const bool remembered = memory.remembers(path);
   if (!file.exists && remembered) return wait_for_return(scope, path, memory, options);
@@ -103,7 +91,8 @@ SettledFile settle_scope_file(Scope scope, const fs::path& path, const SnapshotO
   // First read ever. A missing file in a directory that has not changed for
   // evidence_age was already missing that long: no rename, create or delete
   // happened there since. Proven absent without watching.
-  if (!file.exists && !recently_changed(current_target(path).parent_path(), options.evidence_age)) {
+  if (!file.exists &&
+      !recently_changed(base::current_write_target(path).parent_path(), options.evidence_age)) {
     settled.settling = Settling::proven_absent;
     return settled;
   }
@@ -112,7 +101,7 @@ SettledFile settle_scope_file(Scope scope, const fs::path& path, const SnapshotO
   // From here on nothing can change on the way without an event, so
   // reading again closes the window between the first read and the watch.
   file = read_once(scope, path);
-  if (usable(file)) return settled;
+  if (file.usable()) return settled;
 
   settled.settling = Settling::waited_for_writer;
   const auto start = Clock::now();
@@ -126,10 +115,10 @@ SettledFile settle_scope_file(Scope scope, const fs::path& path, const SnapshotO
       if (Clock::now() - quiet_since < options.settle_window) continue;  // max_wait came first
       // A whole settle window with nothing on the way.
       file = read_once(scope, path);
-      if (usable(file)) return settled;
+      if (file.usable()) return settled;
       if (file.exists) return settled;  // still damaged: the caller fails closed
       if (remembered) return wait_for_return(scope, path, memory, options);
-      const fs::path target = current_target(path);
+      const fs::path target = base::current_write_target(path);
       if (fresh_evidence(target.parent_path(), target.filename().string(),
                          options.evidence_patterns, options.evidence_age)
               .empty()) {
@@ -141,7 +130,7 @@ SettledFile settle_scope_file(Scope scope, const fs::path& path, const SnapshotO
     }
     quiet_since = Clock::now();
     file = read_once(scope, path);
-    if (usable(file)) return settled;
+    if (file.usable()) return settled;
   }
   file = read_once(scope, path);
   if (file.exists) return settled;  // complete, or damaged: the caller fails closed
@@ -152,7 +141,7 @@ SettledFile settle_scope_file(Scope scope, const fs::path& path, const SnapshotO
                         std::to_string(options.max_wait.count()) +
                         " ms (a program may be replacing them in a loop); try again.");
   }
-  const fs::path target = current_target(path);
+  const fs::path target = base::current_write_target(path);
   throw SnapshotError(
       path.string() + " is missing and a write to it seems to be in progress (" +
       join(fresh_evidence(target.parent_path(), target.filename().string(),

@@ -26,8 +26,6 @@ bool Snapshot::complete() const {
 
 namespace {
 
-bool usable(const ScopeFile& file) { return file.exists && file.valid(); }
-
 // Makes `scopes` (each settled, read in the order given) one consistent
 // reading, or returns the index of the scope that keeps moving, or
 // kRetryAll when more than one moved (the caller reads everything again).
@@ -60,7 +58,7 @@ std::size_t make_consistent(std::vector<ScopeFile>& in_read_order) {
   } catch (const std::exception&) {
     return k;
   }
-  if (!usable(latest)) return k;  // missing or damaged mid-save
+  if (!latest.usable()) return k;  // missing or damaged mid-save
   for (std::size_t i = 0; i < in_read_order.size(); ++i) {
     if (i != k && !same_content(in_read_order[i])) return kRetryAll;
   }
