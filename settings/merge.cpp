@@ -17,6 +17,7 @@ const std::vector<KeyPath>& workspace_ignored_keys() {
                                             {"permissions", "defaultMode"},
                                             {"launcher", "launchRecords"},
                                             {"tools", "protectedNames", "lift"},
+                                            {"tools", "protectedNames", "scanLimit"},
                                             {"tools", "credentialStores", "lift"}};
   return keys;
 }

@@ -144,6 +144,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   facts_request.cwd = request.cwd;
   facts_request.scope_paths = plan.scope_paths;
   facts_request.state_dir = request.state_dir;
+  facts_request.repo_scan_budget = plan.policy.protected_names.scan_limit;
   for (const auto& file : plan.snapshot.scopes) {
     if (!file.exists || !settings::is_operator_scope(file.scope)) continue;
     facts_request.settings_files.emplace_back(

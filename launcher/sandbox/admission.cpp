@@ -331,9 +331,27 @@ void check_settings_files(const std::vector<Rule>& rules, const HostFacts& facts
 
 }  // namespace
 
+// The walk for protected names and repositories did not finish: what lies
+// deeper would stay writable, so the launch does not start (fail closed).
+void check_protection_scan(const HostFacts& facts, std::vector<Refusal>& out) {
+  if (facts.tree.complete) return;
+  const std::string root =
+      facts.tree.roots.empty() ? facts.workspace.canonical : facts.tree.roots.back();
+  out.push_back(
+      {"protection-scan-incomplete", root, "",
+       "the writable directories hold more than " + std::to_string(facts.scan_budget) +
+           " directories (.git and node_modules not counted); holdfast walks them before every "
+           "launch to keep the existing protected names (.envrc, .vscode, .claude, nested .git, "
+           "...) read-only, and what lies past the limit would stay writable",
+       "choose a smaller project directory with --workspace DIR, or raise "
+       "tools.protectedNames.scanLimit in the user or system settings (holdfast settings edit; "
+       "each 1,000 directories add about 15-25 ms to every launch, see README)"});
+}
+
 std::vector<Refusal> check_admission(const Policy& policy, const HostFacts& facts) {
   std::vector<Refusal> out;
   check_workspace(facts, out);
+  check_protection_scan(facts, out);
   if (facts.workspace.kind == Kind::directory && facts.workspace.canonical != "/") {
     // The rules once, for every check that needs them; a policy they
     // refuse (a control character in a path, ...) is reported as is.

@@ -56,7 +56,8 @@ std::vector<ListItem> read_strings(const settings::Effective& effective,
 }  // namespace
 
 ListSettings read_list_settings(const settings::Effective& effective, const settings::KeyPath& key,
-                                std::vector<Refusal>& refusals) {
+                                std::vector<Refusal>& refusals,
+                                std::span<const std::string_view> own_members) {
   ListSettings out;
   out.add_key = out.lift_key = key;
   out.add_key.push_back("add");
@@ -81,8 +82,10 @@ ListSettings read_list_settings(const settings::Effective& effective, const sett
       }
     } else if (member == "lift") {
       out.lift = read_strings(effective, list, item, refusals);
-    } else {
-      refusals.push_back(malformed_list(list, "", "unknown key (known: add, lift)"));
+    } else if (std::find(own_members.begin(), own_members.end(), member) == own_members.end()) {
+      std::string known = "add, lift";
+      for (const auto own : own_members) known += ", " + std::string(own);
+      refusals.push_back(malformed_list(list, "", "unknown key (known: " + known + ")"));
     }
   }
   return out;

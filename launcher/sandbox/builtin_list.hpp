@@ -13,7 +13,9 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "launcher/sandbox/refusal.hpp"
@@ -46,8 +48,10 @@ inline constexpr std::size_t kMaxListAdditions = 64;
 // shape (not an object, unknown member, not a list of strings, a control
 // character, more than kMaxListAdditions additions) appends a
 // "policy-malformed" refusal naming the key and leaves the list out.
+// `own_members` are further members of KEY that the caller reads itself.
 ListSettings read_list_settings(const settings::Effective& effective, const settings::KeyPath& key,
-                                std::vector<Refusal>& refusals);
+                                std::vector<Refusal>& refusals,
+                                std::span<const std::string_view> own_members = {});
 
 // "policy-malformed" at `key` about `entry`, with the remedy of editing the
 // operator settings.

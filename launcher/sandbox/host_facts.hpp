@@ -156,11 +156,12 @@ PathFacts probe_path(const std::string& absolute_path,
 inline constexpr std::string_view kRepoScanSkipped[] = {".git", "node_modules"};
 
 // How many directories the search reads per launch, over all writable
-// roots, nearest first (breadth first). Reading one directory (open,
-// getdents64, close) costs 15-35 µs on a busy 2-core VM, warm, so the
-// search costs at most about 2-4 ms; a small workspace costs what it has.
-// Submodule checkouts named in a .gitmodules are found beyond the budget.
-inline constexpr std::size_t kRepoScanBudget = 128;
+// roots, nearest first (breadth first), unless the policy says otherwise
+// (ProtectedNames::scan_limit). Reading one directory (open, getdents64,
+// close) costs 15-35 µs on a busy 2-core VM, warm (bench_protection); a
+// small workspace costs what it has. Submodule checkouts named in a
+// .gitmodules are found beyond the budget.
+inline constexpr std::size_t kRepoScanBudget = kDefaultScanLimit;
 
 // The ".git" entries (directories and regular files, never symlinks)
 // below `root` (canonical, a directory), breadth first, the root's own

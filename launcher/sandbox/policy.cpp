@@ -323,6 +323,9 @@ nlohmann::json canonical_json(const Policy& policy) {
   if (policy.limits.processes) limits["processes"] = *policy.limits.processes;
   if (policy.limits.memory_mib) limits["memoryMiB"] = *policy.limits.memory_mib;
   if (policy.limits.cpu_seconds) limits["cpuSeconds"] = *policy.limits.cpu_seconds;
+  if (policy.protected_names.scan_limit != kDefaultScanLimit) {
+    limits["protectedNamesScanLimit"] = policy.protected_names.scan_limit;
+  }
   nlohmann::json names = nlohmann::json::array();
   for (const auto& name : policy.protected_names.names) names.push_back(written_name(name));
   nlohmann::json stores = nlohmann::json::object();

@@ -100,6 +100,25 @@ constexpr ProtectedNameRow kBuiltinProtectedNames[] = {
 };
 
 const settings::KeyPath kKey = {"tools", "protectedNames"};
+constexpr std::string_view kScanLimit = "scanLimit";
+
+// tools.protectedNames.scanLimit, or the default; a value that is not a
+// whole number from 1 to kMaxScanLimit is refused.
+std::size_t scan_limit_from_settings(const settings::Effective& effective,
+                                     std::vector<Refusal>& refusals) {
+  settings::KeyPath key = kKey;
+  key.emplace_back(kScanLimit);
+  const nlohmann::json* value = settings::find_value(effective.value, key);
+  if (value == nullptr) return kDefaultScanLimit;
+  if (!value->is_number_integer() || value->get<long long>() < 1 ||
+      value->get<long long>() > static_cast<long long>(kMaxScanLimit)) {
+    refusals.push_back(malformed_list(
+        key, value->dump(),
+        "expected a whole number of directories from 1 to " + std::to_string(kMaxScanLimit)));
+    return kDefaultScanLimit;
+  }
+  return static_cast<std::size_t>(value->get<long long>());
+}
 
 bool before(const ProtectedName& a, const ProtectedName& b) {
   return a.scope != b.scope ? a.scope < b.scope : a.name < b.name;
@@ -167,7 +186,9 @@ std::string written_name(const ProtectedName& name) {
 ProtectedNames protected_names_from_settings(const settings::Effective& effective,
                                              std::vector<Refusal>& refusals) {
   ProtectedNames out = builtin_protected_names();
-  const ListSettings list = read_list_settings(effective, kKey, refusals);
+  const std::string_view own_members[] = {kScanLimit};
+  const ListSettings list = read_list_settings(effective, kKey, refusals, own_members);
+  out.scan_limit = scan_limit_from_settings(effective, refusals);
   for (const auto& item : list.lift) {
     const auto row = std::find_if(
         std::begin(kBuiltinProtectedNames), std::end(kBuiltinProtectedNames),

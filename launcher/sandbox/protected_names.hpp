@@ -9,7 +9,8 @@
 // How each name is protected, per writable directory root R (an entry with
 // write access to a directory: the workspace, the home under ":home"):
 //   * existing, at R or in a directory below R that the bounded walk reads
-//     (host_facts.hpp: kRepoScanBudget directories, breadth first): a
+//     (ProtectedNames::scan_limit directories, breadth first; a launch
+//     whose walk does not finish is refused): a
 //     read-only bind of it;
 //   * missing at R, for a name that runs without asking (WhenMissing::guard):
 //     an empty read-only directory mounted there, so the command cannot
@@ -26,6 +27,7 @@
 // wrote there); a workspace scope may only add (builtin_list.hpp).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -74,9 +76,20 @@ struct LiftedName {
   bool operator==(const LiftedName&) const = default;
 };
 
+// How many directories a launch walks below the writable roots (breadth
+// first, .git and node_modules not entered) to find the existing protected
+// names and repositories; a launch whose walk hits the limit is refused
+// (admission.cpp: protection-scan-incomplete), because what lies deeper
+// would stay writable. 10,000 directories is a large checkout (a Linux
+// kernel tree has about 5,000); bench/bench_protection.cpp measures the
+// walk. Operator scopes change it with tools.protectedNames.scanLimit.
+inline constexpr std::size_t kDefaultScanLimit = 10'000;
+inline constexpr std::size_t kMaxScanLimit = 1'000'000;
+
 struct ProtectedNames {
   std::vector<ProtectedName> names;  // sorted by (scope, name), names unique per scope
   std::vector<LiftedName> lifted;
+  std::size_t scan_limit = kDefaultScanLimit;  // directories walked per launch
   bool operator==(const ProtectedNames&) const = default;
 };
 
@@ -89,7 +102,8 @@ ProtectedNames core_protected_names();
 
 // The built-in table with tools.protectedNames applied: names added (".x"
 // in every directory, "~/x/y" in the home directory; guarded when missing)
-// and lifted. Appends "policy-malformed" refusals for a name that is not a
+// and lifted, and tools.protectedNames.scanLimit (operator scopes; the
+// merge drops a workspace's). Appends "policy-malformed" refusals for a name that is not a
 // plain relative name (empty, "." or "..", an absolute path, a slash in an
 // every-directory name) and for lifting a name the table lacks or that
 // cannot be lifted.

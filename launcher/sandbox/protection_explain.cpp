@@ -56,9 +56,11 @@ std::string host_text(const HostFacts& facts, const std::vector<Rule>& rules) {
   std::string out = "on this host, protection:\n";
   out += "  writable roots walked for protected names and repositories: " +
          std::to_string(facts.tree.directories) + " directories read" +
-         (facts.tree.complete ? "\n"
+         (facts.tree.complete ? " (limit " + std::to_string(facts.scan_budget) +
+                                    ", tools.protectedNames.scanLimit; a workspace with more is "
+                                    "refused)\n"
                               : " (stopped at the limit of " + std::to_string(facts.scan_budget) +
-                                    ": below that, existing names are not made read-only)\n");
+                                    ": the launch is refused, see protection-scan-incomplete)\n");
   for (const auto& path : facts.protected_found) {
     const PathFacts& f = facts.at(path);
     if (f.link_target) {

@@ -108,6 +108,33 @@ TEST_P(NamesTest, OperatorsLiftANameAWorkspaceCanOnlyAdd) {
   EXPECT_TRUE(contains(explained.out, ".qwen  (built in")) << explained.out;
 }
 
+// The walk that finds existing names is bounded; a workspace larger than
+// the bound is refused rather than left with writable names past it. Here
+// the operator's limit is 3 directories and the .envrc is the 5th deep.
+TEST_P(NamesTest, AWorkspaceLargerThanTheWalkIsRefusedNotHalfProtected) {
+  make_file(workspace_ / "a" / "b" / "c" / "d" / ".envrc", "export A=1\n");
+  own_tree(workspace_);
+  const std::vector<std::string> attack = {"/bin/sh", "-c",
+                                           "echo evil >> a/b/c/d/.envrc; echo ran > ran"};
+  set_policy(kWorkspaceWrite, {{"tools", {{"protectedNames", {{"scanLimit", 3}}}}}});
+  const auto refused = run(attack, {}, as_caller());
+  EXPECT_EQ(refused.exit_code, 125) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "protection-scan-incomplete")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "tools.protectedNames.scanLimit")) << refused.err;
+  EXPECT_FALSE(fs::exists(workspace_ / "ran"));
+  EXPECT_EQ(read_file(workspace_ / "a" / "b" / "c" / "d" / ".envrc"), "export A=1\n");
+  // A workspace cannot raise it; the operator can, and then the name is
+  // found and read-only.
+  set_workspace_settings({{"tools", {{"protectedNames", {{"scanLimit", 1000}}}}}});
+  own_tree(workspace_);
+  EXPECT_EQ(run(attack, {}, as_caller()).exit_code, 125);
+  set_policy(kWorkspaceWrite, {{"tools", {{"protectedNames", {{"scanLimit", 10}}}}}});
+  const auto admitted = run(attack, {}, as_caller());
+  EXPECT_EQ(admitted.exit_code, 0) << admitted.err;
+  EXPECT_EQ(read_file(workspace_ / "ran"), "ran\n");
+  EXPECT_EQ(read_file(workspace_ / "a" / "b" / "c" / "d" / ".envrc"), "export A=1\n");
+}
+
 TEST_P(NamesTest, UnderAWritableHomeShellAndGitStartUpFilesStayAsTheyWere) {
   set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}, {":home", "write"}}},
               {"network", "closed"}});

@@ -181,6 +181,34 @@ TEST(ProtectedNamesSettings, ShapesAndBoundsAreChecked) {
   EXPECT_EQ(names, builtin_protected_names());
 }
 
+// The walk's limit: operators set it, a workspace cannot (it would decide
+// how much of itself is looked at), and only whole numbers in range count.
+TEST(ProtectedNamesSettings, TheScanLimitIsTheOperatorsToSet) {
+  EXPECT_EQ(builtin_protected_names().scan_limit, kDefaultScanLimit);
+  const auto effective = merged({
+      scope_file(Scope::user, R"j({"tools": {"protectedNames": {"scanLimit": 50000}}})j"),
+      scope_file(Scope::workspace, R"j({"tools": {"protectedNames": {"scanLimit": 1}}})j"),
+  });
+  ASSERT_EQ(effective.warnings.size(), 1u);
+  EXPECT_EQ(effective.warnings[0].key_path, "tools.protectedNames.scanLimit");
+  std::vector<Refusal> refusals;
+  EXPECT_EQ(protected_names_from_settings(effective, refusals).scan_limit, 50000u);
+  EXPECT_TRUE(refusals.empty()) << ::testing::PrintToString(rules_of(refusals));
+  const auto only_workspace = merged(
+      {scope_file(Scope::workspace, R"j({"tools": {"protectedNames": {"scanLimit": 1}}})j")});
+  EXPECT_EQ(protected_names_from_settings(only_workspace, refusals).scan_limit, kDefaultScanLimit);
+  for (const auto& value : {nlohmann::json(0), nlohmann::json(-5), nlohmann::json(2.5),
+                            nlohmann::json("100"), nlohmann::json(kMaxScanLimit + 1)}) {
+    settings::Effective e;
+    e.value["tools"]["protectedNames"]["scanLimit"] = value;
+    std::vector<Refusal> malformed;
+    EXPECT_EQ(protected_names_from_settings(e, malformed).scan_limit, kDefaultScanLimit);
+    ASSERT_EQ(malformed.size(), 1u) << value.dump();
+    EXPECT_EQ(malformed[0].rule, "policy-malformed");
+    EXPECT_EQ(malformed[0].path, "tools.protectedNames.scanLimit");
+  }
+}
+
 // Every path issue 29 asks for.
 TEST(CredentialTable, HoldsEveryStoreAskedForEachWithAReason) {
   std::set<std::string> paths;
