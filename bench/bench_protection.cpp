@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 
+#include "launcher/sandbox/credential_stores.hpp"
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "launcher/sandbox/tree_scan.hpp"
@@ -126,6 +127,54 @@ BENCHMARK(BM_GatherHostFactsDefaultPolicy)
     ->Args({5'000, 100'000})
     ->Args({25'000, 100'000})
     ->Unit(benchmark::kMillisecond);
+
+// The credential-store list's share of a launch's host facts: a home
+// where none of the stores exists (arg 0) or every one does (arg 1), the
+// default policy with and without its list (arg 2: 1 with), an empty
+// workspace, no other homes (/etc/shadow and the host keys are looked at
+// as on any host).
+void BM_CredentialStores(benchmark::State& state) {
+  static const Tree empty_home(0, 0);
+  static const Tree full_home(0, 0);
+  static const bool filled = [](const Tree& home) {
+    for (const auto& row : builtin_credential_rows()) {
+      std::string_view paths = row.paths;
+      while (!paths.empty()) {
+        const auto space = paths.find(' ');
+        const std::string_view path = paths.substr(0, space);
+        paths = space == std::string_view::npos ? "" : paths.substr(space + 1);
+        if (!path.starts_with("~/")) continue;
+        const fs::path file = home.root() / path.substr(2);
+        fs::create_directories(file.parent_path());
+        const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (fd >= 0) ::close(fd);
+      }
+    }
+    return true;
+  }(full_home);
+  benchmark::DoNotOptimize(filled);
+  static const Tree workspace(1, 0);
+  Policy policy = default_policy();
+  if (state.range(1) == 0) policy.credential_stores.stores.clear();
+  FactsRequest request;
+  request.workspace = workspace.root();
+  request.cwd = workspace.root();
+  request.home = (state.range(0) == 0 ? empty_home : full_home).root().string();
+  request.other_homes = std::vector<std::string>{};
+  std::size_t hidden = 0;
+  for (auto _ : state) {
+    const HostFacts facts = gather_host_facts(policy, request);
+    hidden = facts.credentials.size();
+    benchmark::DoNotOptimize(facts);
+  }
+  state.counters["hidden"] = static_cast<double>(hidden);
+}
+BENCHMARK(BM_CredentialStores)
+    ->Args({0, 0})
+    ->Args({0, 1})
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
