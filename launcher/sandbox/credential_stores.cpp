@@ -49,7 +49,7 @@ constexpr CredentialRow kBuiltinCredentials[] = {
      "", "this machine's SSH host private keys (a copy impersonates the machine)"},
 };
 
-const settings::KeyPath kKey = {"tools", "credentialStores"};
+const settings::KeyPath kStoresKey = {"tools", "credentialStores"};
 
 std::vector<std::string> words(std::string_view text) {
   std::vector<std::string> out;
@@ -104,7 +104,7 @@ CredentialStores builtin_credential_stores() {
 CredentialStores credential_stores_from_settings(const settings::Effective& effective,
                                                  std::vector<Refusal>& refusals) {
   CredentialStores out = builtin_credential_stores();
-  const ListSettings list = read_list_settings(effective, kKey, refusals);
+  const ListSettings list = read_list_settings(effective, kStoresKey, refusals);
   // Additions first, so that an operator may lift one added by a lower scope.
   for (const auto& item : list.add) {
     std::string why;

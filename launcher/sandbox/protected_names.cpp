@@ -99,14 +99,14 @@ constexpr ProtectedNameRow kBuiltinProtectedNames[] = {
      "on PATH in most distributions: a program placed here runs instead of the system's"},
 };
 
-const settings::KeyPath kKey = {"tools", "protectedNames"};
+const settings::KeyPath kNamesKey = {"tools", "protectedNames"};
 constexpr std::string_view kScanLimit = "scanLimit";
 
 // tools.protectedNames.scanLimit, or the default; a value that is not a
 // whole number from 1 to kMaxScanLimit is refused.
 std::size_t scan_limit_from_settings(const settings::Effective& effective,
                                      std::vector<Refusal>& refusals) {
-  settings::KeyPath key = kKey;
+  settings::KeyPath key = kNamesKey;
   key.emplace_back(kScanLimit);
   const nlohmann::json* value = settings::find_value(effective.value, key);
   if (value == nullptr) return kDefaultScanLimit;
@@ -187,7 +187,7 @@ ProtectedNames protected_names_from_settings(const settings::Effective& effectiv
                                              std::vector<Refusal>& refusals) {
   ProtectedNames out = builtin_protected_names();
   const std::string_view own_members[] = {kScanLimit};
-  const ListSettings list = read_list_settings(effective, kKey, refusals, own_members);
+  const ListSettings list = read_list_settings(effective, kNamesKey, refusals, own_members);
   out.scan_limit = scan_limit_from_settings(effective, refusals);
   for (const auto& item : list.lift) {
     const auto row = std::find_if(

@@ -16,10 +16,6 @@ namespace holdfast::sandbox {
 
 namespace {
 
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
-
 bool exists_no_follow(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
@@ -48,21 +44,21 @@ void gather_name_facts(const Policy& policy, HostFacts& facts, const Probe& prob
       // know whether its parent exists.
       const bool in_listing = listed && name->scope == NameScope::every_directory;
       const bool exists = name->name.find('/') != std::string::npos ||
-                          (in_listing ? contains(facts.tree.names, path) : exists_no_follow(path));
+                          (in_listing ? has_path(facts.tree.names, path) : exists_no_follow(path));
       if (!exists) continue;
       const PathFacts& f = probe(path);
       if (f.gitdir) probe(*f.gitdir);
     }
   }
   for (const auto& path : facts.tree.names) {
-    if (contains(facts.writable_roots, parent_path(path))) continue;
+    if (has_path(facts.writable_roots, parent_path(path))) continue;
     if (split_path(path).back() == ".git") continue;  // a nested repository (nested_git)
     if (probe_quietly(probe, path) != nullptr) facts.protected_found.push_back(path);
   }
   for (const auto& dir : facts.tree.bare) {
     if (dir == facts.workspace.canonical) {
       facts.workspace_is_bare = true;
-    } else if (!contains(facts.writable_roots, dir) && probe_quietly(probe, dir) != nullptr) {
+    } else if (!has_path(facts.writable_roots, dir) && probe_quietly(probe, dir) != nullptr) {
       facts.bare_repositories.push_back(dir);
     }
   }
@@ -214,12 +210,12 @@ void gather_git_facts(HostFacts& facts, const Probe& probe, const std::string& x
     const bool writable =
         std::any_of(facts.writable_roots.begin(), facts.writable_roots.end(),
                     [&](const std::string& r) { return is_within(f.canonical, r); });
-    if (!writable || contains(facts.writable_roots, f.canonical)) continue;
+    if (!writable || has_path(facts.writable_roots, f.canonical)) continue;
     TreeScan top;
     std::size_t one = 1;
     scan_tree(f.canonical, names, one, top);
     for (const auto& path : top.names) {
-      if (split_path(path).back() == ".git" || contains(facts.protected_found, path)) continue;
+      if (split_path(path).back() == ".git" || has_path(facts.protected_found, path)) continue;
       if (probe_quietly(probe, path) != nullptr) facts.protected_found.push_back(path);
     }
   }
@@ -258,7 +254,7 @@ void gather_credential_facts(const Policy& policy, HostFacts& facts, const Probe
   std::vector<std::string> homes;
   if (!facts.tokens.home.empty()) homes.push_back(facts.tokens.home);
   for (const auto& home : other_homes) {
-    if (!contains(homes, home)) homes.push_back(home);
+    if (!has_path(homes, home)) homes.push_back(home);
   }
   for (const auto& home : homes) {
     const base::UniqueFd dir(::open(home.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));

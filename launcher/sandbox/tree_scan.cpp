@@ -100,15 +100,11 @@ void scan_tree(const std::string& root, const ProtectedNames& names, std::size_t
 
 namespace {
 
-bool contains(const std::vector<std::string>& list, const std::string& path) {
-  return std::find(list.begin(), list.end(), path) != list.end();
-}
-
 // True when `dir` did not exist at the first walk, as far as it can tell.
 bool is_new_directory(const TreeScan& before, const std::string& dir) {
   for (std::string at = dir;; at = parent_path(at)) {
     if (before.listed.contains(at) || before.subdirs.contains(at)) return false;
-    if (contains(before.roots, at) || at == "/") return false;
+    if (has_path(before.roots, at) || at == "/") return false;
     const std::string parent = parent_path(at);
     if (before.listed.contains(parent)) return true;  // read then, and `at` was not in it
   }
@@ -116,7 +112,7 @@ bool is_new_directory(const TreeScan& before, const std::string& dir) {
 
 bool created(const TreeScan& before, const std::vector<std::string>& known,
              const std::string& path) {
-  if (contains(known, path)) return false;
+  if (has_path(known, path)) return false;
   const std::string dir = parent_path(path);
   return before.listed.contains(dir) || is_new_directory(before, dir);
 }
@@ -126,7 +122,7 @@ bool created(const TreeScan& before, const std::vector<std::string>& known,
 TreeChanges compare_scans(const TreeScan& before, const TreeScan& after) {
   TreeChanges changes;
   for (const auto& dir : after.bare) {
-    if (contains(before.bare, dir)) continue;
+    if (has_path(before.bare, dir)) continue;
     if (before.listed.contains(dir) || is_new_directory(before, dir)) changes.bare.push_back(dir);
   }
   for (const auto& git : after.git) {
