@@ -34,14 +34,14 @@ std::string op_text(const MountPlan& plan) {
   return out;
 }
 
-Policy workspace_write() {
+Policy workspace_write_all_names() {
   Policy p = testing::split({{":root", Access::read}, {":workspace", Access::write}});
   p.protected_names = builtin_protected_names();
   return p;
 }
 
 // /code is the workspace; the walk saw /code/.git and /code/.vscode there.
-FakeHost code_host() {
+FakeHost code_host_with_vscode() {
   FakeHost host("/code", "/code");
   host.dir("/").dir("/code").dir("/code/.git").dir("/code/.vscode");
   host.facts().writable_roots = {"/code"};
@@ -49,8 +49,8 @@ FakeHost code_host() {
 }
 
 TEST(ProtectedNameRules, AtAWritableRootExistingNamesAreBoundReadOnlyMissingOnesGuarded) {
-  FakeHost host = code_host();
-  const Policy p = workspace_write();
+  FakeHost host = code_host_with_vscode();
+  const Policy p = workspace_write_all_names();
   const auto rules = build_rules(p, host.facts());
   ASSERT_TRUE(rule_at(rules, "/code/.vscode"));
   EXPECT_EQ(rule_at(rules, "/code/.vscode")->access, Access::read);
@@ -73,8 +73,8 @@ TEST(ProtectedNameRules, AtAWritableRootExistingNamesAreBoundReadOnlyMissingOnes
 }
 
 TEST(ProtectedNameRules, ALiftedNameIsLeftToThePolicyAndAnEntryStillDecides) {
-  FakeHost host = code_host();
-  Policy p = workspace_write();
+  FakeHost host = code_host_with_vscode();
+  Policy p = workspace_write_all_names();
   std::erase_if(p.protected_names.names,
                 [](const ProtectedName& n) { return n.name == ".vscode"; });
   EXPECT_FALSE(rule_at(build_rules(p, host.facts()), "/code/.vscode"));
@@ -107,14 +107,14 @@ TEST(ProtectedNameRules, HomeNamesApplyAtAWritableHomeAndAMissingParentIsNotCrea
 }
 
 TEST(ProtectedNameRules, NamesFoundBelowTheRootAreReadOnlyASymlinksTargetToo) {
-  FakeHost host = code_host();
+  FakeHost host = code_host_with_vscode();
   host.dir("/code/pkg").file("/code/pkg/.npmrc").dir("/code/shared");
   PathFacts link = FakeHost::make("/code/pkg/.claude", "/code/shared", Kind::directory);
   link.link_target = "../shared";
   link.symlinks = {{"/code/pkg/.claude", "/code/pkg"}};
   host.add(link);
   host.facts().protected_found = {"/code/pkg/.npmrc", "/code/pkg/.claude"};
-  const Policy p = workspace_write();
+  const Policy p = workspace_write_all_names();
   const auto rules = build_rules(p, host.facts());
   ASSERT_TRUE(rule_at(rules, "/code/pkg/.npmrc"));
   EXPECT_EQ(rule_at(rules, "/code/pkg/.npmrc")->source, RuleSource::protected_below);
@@ -127,37 +127,37 @@ TEST(ProtectedNameRules, NamesFoundBelowTheRootAreReadOnlyASymlinksTargetToo) {
 }
 
 TEST(ProtectedNameRules, ASymlinkAtTheRootIsRefusedWithTheLiftAsARemedy) {
-  FakeHost host = code_host();
+  FakeHost host = code_host_with_vscode();
   host.dir("/elsewhere");
   PathFacts link = FakeHost::make("/code/.claude", "/elsewhere", Kind::directory);
   link.link_target = "/elsewhere";
   link.symlinks = {{"/code/.claude", "/code"}};
   host.add(link);
-  const auto refusals = check_admission(workspace_write(), host.facts());
+  const auto refusals = check_admission(workspace_write_all_names(), host.facts());
   ASSERT_EQ(refusals.size(), 1u);
   EXPECT_EQ(refusals[0].rule, "protected-name-is-symlink");
   EXPECT_NE(refusals[0].remedy.find("tools.protectedNames.lift"), std::string::npos);
 }
 
 TEST(BareRepositories, AWorkspaceWithTheLayoutIsRefusedOnesBelowAreReadOnly) {
-  FakeHost host = code_host();
+  FakeHost host = code_host_with_vscode();
   host.facts().workspace_is_bare = true;
-  auto refusals = check_admission(workspace_write(), host.facts());
+  auto refusals = check_admission(workspace_write_all_names(), host.facts());
   ASSERT_EQ(refusals.size(), 1u);
   EXPECT_EQ(refusals[0].rule, "workspace-is-bare-repository");
   EXPECT_NE(refusals[0].remedy.find("safe.bareRepository"), std::string::npos);
 
-  FakeHost below = code_host();
+  FakeHost below = code_host_with_vscode();
   below.dir("/code/fixtures/remote.git");
   below.facts().bare_repositories = {"/code/fixtures/remote.git"};
-  const auto rules = build_rules(workspace_write(), below.facts());
+  const auto rules = build_rules(workspace_write_all_names(), below.facts());
   ASSERT_TRUE(rule_at(rules, "/code/fixtures/remote.git"));
   EXPECT_EQ(rule_at(rules, "/code/fixtures/remote.git")->source, RuleSource::bare_repo);
   EXPECT_EQ(resolve(rules, "/code/fixtures/remote.git/hooks/pre-receive").access, Access::read);
 }
 
 TEST(GitConfigRules, TargetsInTheWorkspaceAreReadOnlyMissingOnesGuardedOrRefused) {
-  FakeHost host = code_host();
+  FakeHost host = code_host_with_vscode();
   host.dir("/code/.husky").file("/code/tools/fsmon.sh").file("/etc/gitconfig");
   host.missing("/code/cfg/extra.inc", "/code/cfg").dir("/code/cfg");
   host.missing("/code/bin/ssh-wrapper", "/code");  // a program whose directory is missing
@@ -171,7 +171,7 @@ TEST(GitConfigRules, TargetsInTheWorkspaceAreReadOnlyMissingOnesGuardedOrRefused
              {"/etc/gitconfig", "include.path", file, GitPathKind::include, true},
              {"/code/bin/ssh-wrapper", "core.sshcommand", file, GitPathKind::program, true},
              {"/code/keys/id", "core.sshcommand", file, GitPathKind::program, false}};
-  const Policy p = workspace_write();
+  const Policy p = workspace_write_all_names();
   auto rules = build_rules(p, host.facts());
   for (const char* path : {"/code/.husky", "/code/tools/fsmon.sh", "/code/cfg/extra.inc"}) {
     ASSERT_TRUE(rule_at(rules, path)) << path;

@@ -3,6 +3,7 @@
 // that match the CLI's, launch records, the gatekeeper and explain.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "settings/schema.hpp"
@@ -246,23 +247,21 @@ TEST_F(Api, CheckDecidesWithTheRulesAsTheCliDoes) {
   for (const Case& c : std::vector<Case>{{"Read", "/etc/shadow", "deny", "Read(//etc/shadow)"},
                                          {"Bash", "ls -l", "allow", "Bash(ls:*)"},
                                          {"Bash", "curl example.org", "ask", nullptr}}) {
-    const auto r = client->Post(
-        "/api/v1/check",
-        json({{"tool", c.tool},
-              {"argument", c.argument},
-              {"workspace", workspace},
-              {"cwd", workspace}})
-            .dump(),
-        "application/json");
+    const auto r = client->Post("/api/v1/check",
+                                json({{"tool", c.tool},
+                                      {"argument", c.argument},
+                                      {"workspace", workspace},
+                                      {"cwd", workspace}})
+                                    .dump(),
+                                "application/json");
     ASSERT_TRUE(r);
     ASSERT_EQ(r->status, 200) << r->body;
     EXPECT_EQ(body_of(r)["decision"], c.decision) << c.tool << " " << c.argument;
     EXPECT_EQ(body_of(r)["rule"], c.rule) << c.tool << " " << c.argument;
-    const auto cli =
-        service.holdfast({"check", "--json", "--workspace", workspace, "--cwd", workspace, c.tool,
-                          c.argument});
-    ASSERT_TRUE(json::accept(cli.out)) << "holdfast check exited " << cli.exit_code << ": "
-                                       << cli.err;
+    const auto cli = service.holdfast(
+        {"check", "--json", "--workspace", workspace, "--cwd", workspace, c.tool, c.argument});
+    ASSERT_TRUE(json::accept(cli.out))
+        << "holdfast check exited " << cli.exit_code << ": " << cli.err;
     const json expected = json::parse(cli.out);
     EXPECT_EQ(expected["decision"], c.decision) << c.tool << " " << c.argument;
     EXPECT_EQ(body_of(r)["reason"], expected["reason"]);
@@ -284,6 +283,22 @@ TEST_F(Api, ExplainCarriesTheTextOfRunExplain) {
   EXPECT_EQ(body["text"], cli.out);
   EXPECT_EQ(body["policy"]["form"], "built-in default");
   EXPECT_FALSE(body["seccomp"].empty());
+}
+
+// The page's effective-sandbox view lists what is hidden, as data: a
+// credential store made in the service's home is among the hidden paths.
+TEST_F(Api, ExplainListsTheHiddenCredentialStores) {
+  const auto workspace = service.dir() / "project";
+  std::filesystem::create_directories(workspace);
+  std::filesystem::create_directories(service.dir() / "home" / ".aws");
+  const auto r = client->Get("/api/v1/explain?workspace=" + workspace.string());
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json hidden = body_of(r)["protection"]["credentials"]["hidden"];
+  const auto aws = std::filesystem::canonical(service.dir() / "home" / ".aws").string();
+  EXPECT_NE(std::find(hidden.begin(), hidden.end(), json{{"store", "aws"}, {"path", aws}}),
+            hidden.end())
+      << hidden.dump();
 }
 
 }  // namespace
