@@ -17,6 +17,7 @@
 #include "base/fd.hpp"
 #include "base/process.hpp"
 #include "base/system_error.hpp"
+#include "launcher/run/bubblewrap.hpp"
 #include "launcher/run/launch.hpp"
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/seccomp/filter.hpp"
@@ -29,11 +30,13 @@ namespace holdfast::doctor {
 
 namespace {
 
-// Runs `argv` with stdout and stderr captured together. A program that
-// cannot be started counts as failed, with the reason as its output.
-base::Captured run_process(const std::vector<std::string>& argv) {
+// Runs `argv` with stdout and stderr captured together, and `fds` given
+// to it. A program that cannot be started counts as failed, with the
+// reason as its output.
+base::Captured run_process_with(const std::vector<std::string>& argv,
+                                const std::vector<base::FdMapping>& fds) {
   try {
-    return base::run_captured({argv, std::nullopt, {}, {}}, base::Stderr::into_stdout);
+    return base::run_captured({argv, std::nullopt, {}, fds}, base::Stderr::into_stdout);
   } catch (const base::SystemError& e) {
     base::Captured failed;
     failed.out = e.what();
@@ -78,36 +81,70 @@ std::vector<int> parse_version(const std::string& text) {
   return parts;
 }
 
-Finding check_bubblewrap(const std::string& bwrap_path) {
+namespace {
+
+// The settings a launch would read, or the built-in defaults when they
+// cannot be read (the settings findings say why; the bubblewrap is then
+// the build-time default).
+settings::Effective effective_settings(const settings::ScopePaths& paths) {
+  try {
+    return settings::take_snapshot(paths).effective;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+// Runs the judged bubblewrap itself, through its descriptor (as a launch
+// executes it), never a path looked up again.
+base::Captured run_trusted(const launcher::TrustedExecutable& bwrap, const std::string& option) {
+  const int fd = bwrap.fd.get();
+  return run_process_with({"/proc/self/fd/" + std::to_string(fd), option}, {{fd, fd}});
+}
+
+}  // namespace
+
+Finding check_bubblewrap(const settings::ScopePaths& paths) {
   Finding f{"bubblewrap", Verdict::ok, "", ""};
-  if (bwrap_path.empty()) {
-    f.verdict = Verdict::fatal;
-    f.summary = "bwrap not found on PATH (or at $HOLDFAST_BWRAP)";
-    f.advice = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)";
+  const settings::Effective effective = effective_settings(paths);
+  const launcher::BubblewrapLookup found = launcher::find_bubblewrap(effective);
+  const launcher::StartVerdict verdict = launcher::decide_start(found, effective);
+  if (verdict.mode == launcher::StartMode::unconfined) {
+    f.verdict = Verdict::warning;
+    f.summary = verdict.message;
+    f.advice = "install bubblewrap (apt-get install bubblewrap): until then nothing is confined";
     return f;
   }
-  const base::Captured r = run_process({bwrap_path, "--version"});
+  if (verdict.mode == launcher::StartMode::refused) {
+    f.verdict = Verdict::fatal;
+    f.summary = verdict.message;
+    f.advice = verdict.remedy;
+    return f;
+  }
+  const launcher::TrustedExecutable& bwrap = *found.lookup.executable;
+  const base::Captured r = run_trusted(bwrap, "--version");
   const std::string line = first_line(r.out);  // "bubblewrap 0.8.0"
   const auto space = line.rfind(' ');
   const auto version = parse_version(space == std::string::npos ? "" : line.substr(space + 1));
   if (r.status != 0 || version.empty()) {
     f.verdict = Verdict::fatal;
-    f.summary = bwrap_path + " --version failed: " + line;
+    f.summary = bwrap.path + " --version failed: " + line;
     f.advice = "reinstall bubblewrap";
     return f;
   }
-  f.summary = bwrap_path + ": " + line;
-  const auto missing = missing_bubblewrap_options(run_process({bwrap_path, "--help"}).out);
+  f.summary = bwrap.path + " (" + found.choice.origin + "): " + line +
+              "; trusted: " + bwrap.why_trusted() +
+              "; executed through the descriptor it was checked with";
+  const auto missing = missing_bubblewrap_options(run_trusted(bwrap, "--help").out);
   if (!missing.empty()) {
     std::string names;
     for (const auto& option : missing) names += (names.empty() ? "" : ", ") + option;
     f.verdict = Verdict::fatal;
-    f.summary += " lacks " + names +
+    f.summary += "; it lacks " + names +
                  " (every launch uses them: descriptor binds, no nested user namespaces, "
                  "masks, sized tmpfs)";
     f.advice =
         "upgrade bubblewrap to 0.10.0 or newer (Debian 12: 0.8.0-2+deb12u1 or newer from "
-        "bookworm-security), or point HOLDFAST_BWRAP at one";
+        "bookworm-security), or name one with security.bubblewrap in a system scope";
   }
   return f;
 }
@@ -130,7 +167,7 @@ std::vector<std::string> missing_bubblewrap_options(const std::string& help_text
   return missing;
 }
 
-Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopePaths& paths) {
+Finding check_trial_launch(const settings::ScopePaths& paths) {
   Finding f{"trial-launch", Verdict::ok, "", ""};
   const std::string max = read_first_line("/proc/sys/user/max_user_namespaces");
   if (max == "0") {
@@ -139,11 +176,10 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
     f.advice = "sysctl -w user.max_user_namespaces=15000 (and persist it in /etc/sysctl.d)";
     return f;
   }
-  if (bwrap_path.empty() || !paths.workspace) {
+  if (!paths.workspace) {
     f.verdict = Verdict::fatal;
-    f.summary = bwrap_path.empty() ? "cannot try a launch without bubblewrap"
-                                   : "cannot try a launch without a workspace";
-    f.advice = bwrap_path.empty() ? "install bubblewrap" : "name one with --workspace";
+    f.summary = "cannot try a launch without a workspace";
+    f.advice = "name one with --workspace";
     return f;
   }
   // The launch `holdfast run -- /bin/true` makes in this workspace: the
@@ -161,7 +197,6 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
   trial.workspace = *paths.workspace;
   trial.cwd = *paths.workspace;
   trial.command = {"/bin/true"};
-  trial.bwrap_path = bwrap_path;
   trial.state_dir = paths.state_dir;
   trial.record = false;
   trial.stdout_fd = output.get();
@@ -196,6 +231,16 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
         "allow unprivileged user namespaces (kernel.unprivileged_userns_clone=1, "
         "user.max_user_namespaces>0, or an AppArmor profile for bwrap), or run inside a "
         "container that permits them";
+  } catch (const launcher::NoTrustedBubblewrap& missing) {
+    // run's own verdict (decide_start), not a guess of doctor's.
+    const launcher::StartVerdict verdict =
+        launcher::decide_start(missing.bubblewrap(), missing.effective());
+    f.verdict = verdict.mode == launcher::StartMode::unconfined ? Verdict::warning : Verdict::fatal;
+    f.summary = verdict.mode == launcher::StartMode::unconfined
+                    ? "nothing to try: holdfast run -- /bin/true would run UNCONFINED here"
+                    : "holdfast run would refuse here: " + first_line(verdict.message);
+    f.advice =
+        verdict.mode == launcher::StartMode::unconfined ? "install bubblewrap" : verdict.remedy;
   } catch (const std::exception& e) {
     f.verdict = Verdict::fatal;
     f.summary = "holdfast run would refuse here: " + first_line(e.what());
@@ -516,10 +561,9 @@ Finding check_git_bare_repository() {
 }
 
 Report examine_host(const settings::ScopePaths& paths) {
-  const std::string bwrap = launcher::locate_bwrap().value_or("");
   Report report;
-  report.findings.push_back(check_bubblewrap(bwrap));
-  report.findings.push_back(check_trial_launch(bwrap, paths));
+  report.findings.push_back(check_bubblewrap(paths));
+  report.findings.push_back(check_trial_launch(paths));
   report.findings.push_back(check_seccomp());
   report.findings.push_back(check_apparmor_userns());
   report.findings.push_back(check_landlock());

@@ -35,10 +35,13 @@ struct Report {
 Report examine_host(const settings::ScopePaths& paths);
 
 // Pieces, each a probe of its own (exposed for tests).
-Finding check_bubblewrap(const std::string& bwrap_path);  // version and features
+// The bubblewrap a launch would execute (launcher::find_bubblewrap with
+// the settings of `paths`), why it is trusted, its version and features;
+// the verdict is launcher::decide_start's, as run's.
+Finding check_bubblewrap(const settings::ScopePaths& paths);
 // `holdfast run -- /bin/true` in the workspace of `paths`, through the very
 // launch path run takes (launcher::launch), without a launch record.
-Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopePaths& paths);
+Finding check_trial_launch(const settings::ScopePaths& paths);
 Finding check_seccomp();
 Finding check_apparmor_userns();
 Finding check_landlock();

@@ -3,12 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <sstream>
-
 #include "base/system_error.hpp"
+#include "launcher/run/bubblewrap.hpp"
+#include "launcher/run/workspace_modes.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/refusal.hpp"
+#include "launcher/sandbox/resolve.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
 #include "settings/strict_modes.hpp"
@@ -90,23 +90,24 @@ seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy) {
   return options;
 }
 
-std::optional<std::string> locate_bwrap() {
-  // NOLINTNEXTLINE(concurrency-mt-unsafe): read once, single-threaded here
-  if (const char* override_path = std::getenv("HOLDFAST_BWRAP"); override_path && *override_path) {
-    if (::access(override_path, X_OK) == 0) return std::string(override_path);
-    return std::nullopt;
+void check_bubblewrap_not_writable(const TrustedExecutable& bwrap, const sandbox::Policy& policy,
+                                   const sandbox::HostFacts& facts, uid_t caller_uid) {
+  // Anyone else finds every step root's and not writable to them, mount or
+  // no mount (find_trusted_executable checked that).
+  if (caller_uid != 0) return;
+  const auto rules = sandbox::build_rules(policy, facts);
+  for (const base::PathStep& step : bwrap.chain) {
+    if (sandbox::resolve(rules, step.path).access != sandbox::Access::write) continue;
+    throw sandbox::Refused(
+        {sandbox::Refusal{"bubblewrap-writable", step.path, "",
+                          "the policy makes " + step.path +
+                              " writable inside, and the command runs as root: it "
+                              "could replace the bubblewrap " +
+                              bwrap.resolved + " that the next launch executes",
+                          "make " + step.path +
+                              " read-only in the policy, or run holdfast as an unprivileged "
+                              "user"}});
   }
-  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe)
-  // Only an unset PATH means the default directories; an empty one names
-  // none (as for execvp, which would search nothing but the cwd, never used).
-  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty() || dir.front() != '/') continue;  // never a relative PATH entry
-    const std::string candidate = dir + "/bwrap";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
 }
 
 // A launch whose settings files were replaced with new content between its
@@ -134,10 +135,17 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   LaunchPlan plan;
   auto start = Clock::now();
   plan.scope_paths = settings::scope_paths_from_environment(request.workspace);
+  if (request.state_dir) plan.scope_paths.state_dir = *request.state_dir;
   plan.snapshot = settings::take_snapshot(plan.scope_paths, request.snapshot_options);
   plan.timings.snapshot = since(start);
 
   start = Clock::now();
+  check_workspace_modes(request.workspace, plan.snapshot.effective);
+  BubblewrapLookup bubblewrap = find_bubblewrap(plan.snapshot.effective);
+  if (!bubblewrap.lookup.executable) {
+    throw NoTrustedBubblewrap(std::move(bubblewrap), plan.snapshot.effective);
+  }
+  plan.bwrap = std::move(*bubblewrap.lookup.executable);
   plan.policy = sandbox::policy_from_settings(plan.snapshot.effective);
   sandbox::FactsRequest facts_request;
   facts_request.workspace = request.workspace;
@@ -153,6 +161,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
   accept_same_content_saves(plan.snapshot, request.snapshot_options, plan.facts);
   plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
+  check_bubblewrap_not_writable(plan.bwrap, plan.policy, plan.facts, ::getuid());
   if (request.will_run) {
     plan.bind_sources = open_bind_sources(plan.mounts.bind_sources, plan.facts.identities);
   }
@@ -178,7 +187,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
 
   start = Clock::now();
   sandbox::BuildOptions build;
-  build.bwrap_path = request.bwrap_path;
+  build.bwrap_path = plan.bwrap.path;
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
   for (const auto& fd : plan.empty_file_fds) build.empty_file_fds.push_back(fd.get());
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;

@@ -94,11 +94,9 @@ nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::stri
 }
 
 std::optional<std::filesystem::path> launch_log_path() {
-  try {
-    return settings::state_dir_from_environment() / "launches.jsonl";
-  } catch (const settings::UsageError&) {
-    return std::nullopt;
-  }
+  const auto state_dir = settings::optional_state_dir();
+  if (!state_dir) return std::nullopt;
+  return *state_dir / "launches.jsonl";
 }
 
 void append_json_line(const std::filesystem::path& file, const nlohmann::json& record) {

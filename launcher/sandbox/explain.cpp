@@ -15,6 +15,8 @@ std::string from(const std::optional<settings::Scope>& scope) {
   return std::string(settings::scope_name(*scope)) + " scope";
 }
 
+}  // namespace
+
 // What the command can reach through AF_UNIX sockets.
 std::string unix_sockets_reach(const Policy& policy) {
   switch (policy.unix_sockets) {
@@ -51,8 +53,6 @@ std::string describe_limits(const Limits& limits) {
                             : "not limited by the policy";
   return out;
 }
-
-}  // namespace
 
 std::string explain(const Policy& policy, const HostFacts* facts) {
   std::ostringstream out;

@@ -182,9 +182,13 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
           Rule{dir.canonical, Access::read, RuleSource::operator_dir, dir.path, dir.kind});
     }
   }
-  if (facts.state_dir && resolve(rules, facts.state_dir->canonical).access == Access::write) {
+  // holdfast's state directory is hidden inside whatever the policy says
+  // of its parents: its launch records carry every launch's workspace and
+  // arguments (another project's tokens among them), and its presence
+  // memory decides how the next launch reads a missing settings file.
+  if (facts.state_dir) {
     const PathFacts& dir = *facts.state_dir;
-    rules.push_back(Rule{dir.canonical, Access::read, RuleSource::state_dir, dir.path, dir.kind});
+    rules.push_back(Rule{dir.canonical, Access::deny, RuleSource::state_dir, dir.path, dir.kind});
   }
   const bool tmp_named =
       std::any_of(rules.begin(), rules.end(), [](const Rule& r) { return r.path == "/tmp"; });

@@ -26,7 +26,7 @@ enum class RuleSource {
   operator_dir,     // holdfast's operator settings directory under a writable root: read
   private_tmp,      // /tmp is a private tmpfs; host content there is denied
   nested_repo,      // the .git of a repository below a writable root: read
-  state_dir,        // holdfast's state directory (launch records) under a writable root: read
+  state_dir,        // holdfast's state directory (launch records, presence memory): deny
   protected_below,  // a protected name below a writable root (its target, for a symlink): read
   bare_repo,        // a bare repository below a writable root: read
   git_config,       // a path git's configuration names (hooks, include, program): read
