@@ -68,7 +68,7 @@ std::vector<int> LaunchPlan::inherited_fds() const {
   std::vector<int> fds;
   if (seccomp_fd.valid()) fds.push_back(seccomp_fd.get());
   if (gate) fds.push_back(gate->program_fd());
-  if (empty_file_fd.valid()) fds.push_back(empty_file_fd.get());
+  for (const auto& fd : empty_file_fds) fds.push_back(fd.get());
   for (const auto& fd : bind_sources.fds) fds.push_back(fd.get());
   return fds;
 }
@@ -152,6 +152,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   facts_request.cwd = request.cwd;
   facts_request.scope_paths = plan.scope_paths;
   facts_request.state_dir = request.state_dir;
+  facts_request.repo_scan_budget = plan.policy.protected_names.scan_limit;
   for (const auto& file : plan.snapshot.scopes) {
     if (!file.exists || !settings::is_operator_scope(file.scope)) continue;
     facts_request.settings_files.emplace_back(
@@ -164,9 +165,10 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   if (request.will_run) {
     plan.bind_sources = open_bind_sources(plan.mounts.bind_sources, plan.facts.identities);
   }
-  if (plan.mounts.needs_empty_file) {
-    plan.empty_file_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (!plan.empty_file_fd.valid()) {
+  // One per denied file: bubblewrap reads each to its end and closes it.
+  for (std::size_t i = 0; i < plan.mounts.empty_files; ++i) {
+    plan.empty_file_fds.emplace_back(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!plan.empty_file_fds.back().valid()) {
       throw base::SystemError("cannot open", "/dev/null", errno);
     }
   }
@@ -187,7 +189,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   sandbox::BuildOptions build;
   build.bwrap_path = plan.bwrap.path;
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
-  if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
+  for (const auto& fd : plan.empty_file_fds) build.empty_file_fds.push_back(fd.get());
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
   plan.argv =
       sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, request.command, build);
