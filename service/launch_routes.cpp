@@ -7,6 +7,7 @@
 #include "launcher/gatekeeper/check.hpp"
 #include "launcher/run/explanation.hpp"
 #include "launcher/run/launch_record.hpp"
+#include "launcher/run/protection_record.hpp"
 #include "launcher/sandbox/explain.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "launcher/seccomp/rules.hpp"
@@ -93,6 +94,7 @@ json explanation_json(const launcher::LaunchPlan& plan) {
           {"seccomp", seccomp::describe_rules(plan.filter)},
           {"bwrapArgv", plan.argv},
           {"createdMountPoints", plan.mounts.created_on_host},
+          {"protection", launcher::protection_json(plan)},
           {"text", launcher::explanation_text(plan)}};
 }
 

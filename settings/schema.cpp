@@ -91,6 +91,25 @@ constexpr const char* kSchemaText = R"json({
               }
             }
           }
+        },
+        "protectedNames": {
+          "description": "Names read-only in every writable directory (git, shell, editor, agent configuration; holdfast run --explain lists them). add: \".name\" in every directory or \"~/path\" in the home directory, from any scope. lift: built-in names given back to the command, from operator scopes only (a workspace scope's lift and scanLimit are ignored). Lists from all scopes are combined.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "add": {"type": "array", "items": {"type": "string"}},
+            "lift": {"type": "array", "items": {"type": "string"}},
+            "scanLimit": {"type": "integer", "minimum": 1, "maximum": 1000000, "description": "Directories walked per launch below the writable directories to find existing protected names and repositories (default 10000); a launch whose walk does not finish is refused. Operator scopes only."}
+          }
+        },
+        "credentialStores": {
+          "description": "Credential stores hidden from every command (SSH and GPG keys, cloud and registry tokens, browser profiles, ...; holdfast run --explain lists them). add: an absolute path or \"~/path\" (in every home), from any scope. lift: an entry's name (ssh, aws, ...), from operator scopes only (a workspace scope's lift is ignored). Lists from all scopes are combined.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "add": {"type": "array", "items": {"type": "string"}},
+            "lift": {"type": "array", "items": {"type": "string"}}
+          }
         }
       }
     },
@@ -141,15 +160,23 @@ constexpr const char* kSchemaText = R"json({
 
 std::string type_of(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::object: return "object";
-    case nlohmann::json::value_t::array: return "array";
-    case nlohmann::json::value_t::string: return "string";
-    case nlohmann::json::value_t::boolean: return "boolean";
+    case nlohmann::json::value_t::object:
+      return "object";
+    case nlohmann::json::value_t::array:
+      return "array";
+    case nlohmann::json::value_t::string:
+      return "string";
+    case nlohmann::json::value_t::boolean:
+      return "boolean";
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned: return "integer";
-    case nlohmann::json::value_t::number_float: return "number";
-    case nlohmann::json::value_t::null: return "null";
-    default: return "value";
+    case nlohmann::json::value_t::number_unsigned:
+      return "integer";
+    case nlohmann::json::value_t::number_float:
+      return "number";
+    case nlohmann::json::value_t::null:
+      return "null";
+    default:
+      return "value";
   }
 }
 
@@ -290,8 +317,8 @@ class Validator {
         return;
       }
       if (!expected.empty()) expected += " or ";
-      expected += alternative.contains("enum") ? "one of " + join_enum(alternative["enum"])
-                                               : article(type);
+      expected +=
+          alternative.contains("enum") ? "one of " + join_enum(alternative["enum"]) : article(type);
     }
     report(Severity::error, path, "expected " + expected + ", found " + describe_found(value));
   }
@@ -301,7 +328,8 @@ class Validator {
     if (const auto it = locations_.find(to_pointer(path)); it != locations_.end()) {
       location = it->second;
     }
-    diagnostics_.push_back(Diagnostic{severity, file_, location, to_dotted(path), std::move(message)});
+    diagnostics_.push_back(
+        Diagnostic{severity, file_, location, to_dotted(path), std::move(message)});
   }
 
   const LocationIndex& locations_;
@@ -322,8 +350,9 @@ std::vector<Diagnostic> validate(const nlohmann::json& document, const LocationI
   if (!document.is_object()) {
     Location location;
     if (const auto it = locations.find(""); it != locations.end()) location = it->second;
-    return {Diagnostic{Severity::error, file, location, "",
-                       "expected a JSON object at the top level, found " + describe_found(document)}};
+    return {
+        Diagnostic{Severity::error, file, location, "",
+                   "expected a JSON object at the top level, found " + describe_found(document)}};
   }
   validator.check(settings_schema(), document, {});
   return validator.take();

@@ -511,6 +511,62 @@ std::string Report::to_text() const {
   return out;
 }
 
+Finding git_bare_repository_finding(const std::string& git,
+                                    const std::vector<std::string>& values) {
+  Finding f{"git-bare-repositories", Verdict::ok, "", ""};
+  if (git.empty()) {
+    f.summary = "git not found on PATH: nothing takes a directory for a bare repository";
+    return f;
+  }
+  // The global configuration is read after the system's: the last value wins.
+  std::string value;
+  for (const auto& v : values) {
+    if (!v.empty()) value = v;
+  }
+  if (value == "explicit") {
+    f.summary =
+        "safe.bareRepository = explicit: git uses a bare repository only when told "
+        "(--git-dir, GIT_DIR)";
+    return f;
+  }
+  f.verdict = Verdict::warning;
+  f.summary = std::string("safe.bareRepository is ") +
+              (value.empty() ? "not set (\"all\")" : "\"" + value + "\"") +
+              ": git run in a directory with HEAD, objects/ and refs/ takes it for a repository "
+              "and obeys its config (core.fsmonitor, hooks), so a confined command that makes "
+              "one in the workspace runs code at the next `git status` there (holdfast reports "
+              "such a layout when the command ends, and refuses a workspace that has one)";
+  f.advice = "git config --global safe.bareRepository explicit (or --system for every user)";
+  return f;
+}
+
+Finding check_git_bare_repository() {
+  std::string git;
+  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe)
+  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty() || dir.front() != '/') continue;
+    if (::access((dir + "/git").c_str(), X_OK) == 0) {
+      git = dir + "/git";
+      break;
+    }
+  }
+  std::vector<std::string> values;
+  if (!git.empty()) {
+    for (const char* scope : {"--system", "--global"}) {
+      // From /, outside any repository: only these two files are read.
+      base::SpawnRequest request{
+          {git, "config", scope, "--get", "safe.bareRepository"}, std::nullopt, "/", {}};
+      try {
+        values.push_back(first_line(base::run_captured(request).out));
+      } catch (const base::SystemError&) {
+        values.emplace_back();
+      }
+    }
+  }
+  return git_bare_repository_finding(git, values);
+}
+
 Report examine_host(const settings::ScopePaths& paths) {
   Report report;
   report.findings.push_back(check_bubblewrap(paths));
@@ -518,6 +574,7 @@ Report examine_host(const settings::ScopePaths& paths) {
   report.findings.push_back(check_seccomp());
   report.findings.push_back(check_apparmor_userns());
   report.findings.push_back(check_landlock());
+  report.findings.push_back(check_git_bare_repository());
   settings::Snapshot merged;
   for (auto& f : check_settings_scopes(paths, &merged)) report.findings.push_back(std::move(f));
   // The effective policy of that same reading, when it could be merged

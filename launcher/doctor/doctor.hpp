@@ -60,6 +60,17 @@ Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid);
 // cannot (fatal when an operator set the bounds, a warning for defaults).
 Finding check_bounds(const sandbox::Policy& policy);
 
+// git's safe.bareRepository in the system and global configuration: unless
+// "explicit", git takes any directory with HEAD, objects/ and refs/ for a
+// repository and obeys its config and hooks (a command can make one in a
+// writable directory; holdfast reports it when the command ends). Warns
+// with the command that sets it; ok when git is not installed.
+Finding check_git_bare_repository();
+// The verdict for `values` ("explicit", "all", ... as git config printed
+// them, system then global; empty when unset), `git` the git found (empty:
+// none).
+Finding git_bare_repository_finding(const std::string& git, const std::vector<std::string>& values);
+
 // "0.8.0" → {0, 8, 0}; empty on a malformed version.
 std::vector<int> parse_version(const std::string& text);
 

@@ -21,13 +21,13 @@ std::string describe_mounts(const LaunchPlan& plan) {
       "looked at above (device and inode) and passed to bubblewrap as a descriptor; the built "
       "sandbox is held before the command starts and each mount is checked from outside (at its "
       "path, no symlink on the way, the file checked, read-only where it must be)\n";
-  out += "repositories below writable directories: " + std::to_string(facts.nested_git.size()) +
-         " found (" + std::to_string(facts.repo_scan.directories) + " directories read" +
-         (facts.repo_scan.complete
-              ? ")"
-              : "; stopped at the limit of " + std::to_string(sandbox::kRepoScanBudget) +
-                    ": repositories deeper than that are not protected)") +
-         "; each is read-only inside\n";
+  out +=
+      "repositories below writable directories: " + std::to_string(facts.nested_git.size()) +
+      " found (" + std::to_string(facts.repo_scan.directories) + " directories read" +
+      (facts.repo_scan.complete ? ")"
+                                : "; stopped at the limit of " + std::to_string(facts.scan_budget) +
+                                      " directories: the launch is refused)") +
+      "; each is read-only inside\n";
   for (const auto& git : facts.nested_git) out += "  " + git + "\n";
   out += "mount operations, in order:\n";
   for (const auto& op : plan.mounts.ops) out += "  " + sandbox::describe(op) + "\n";

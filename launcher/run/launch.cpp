@@ -9,6 +9,7 @@
 #include "launcher/run/launch_record.hpp"
 #include "launcher/run/mount_check.hpp"
 #include "launcher/run/mount_points.hpp"
+#include "launcher/run/protection_record.hpp"
 #include "launcher/run/standard_fds.hpp"
 #include "launcher/sandbox/refusal.hpp"
 
@@ -49,9 +50,10 @@ base::UniqueFd open_report(const fs::path& file) {
 
 void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchResult& result) {
   if (::ftruncate(fd.get(), 0) != 0) base::throw_errno("cannot truncate the report file", file);
-  base::write_all(fd.get(),
-                  launch_report(result.plan, result.outcome, result.exit_status).dump(2) + "\n",
-                  file);
+  base::write_all(
+      fd.get(),
+      launch_report(result.plan, result.outcome, result.exit_status, result.changes).dump(2) + "\n",
+      file);
 }
 
 }  // namespace
@@ -169,6 +171,17 @@ LaunchResult launch(const LaunchOptions& options) {
   result.exit_status = exit_status_of(result.outcome);
   result.warnings = standard_fds.notices;
   for (const auto& error : result.outcome.relay_errors) result.warnings.push_back(error);
+  // What the command left for git, editors and agents to act on later
+  // (tree_scan.hpp): after the mount points are gone, so that only what
+  // the command made is seen.
+  if (result.outcome.command_status) {
+    result.changes = sandbox::changes_since(plan.facts.tree, plan.policy.protected_names,
+                                            plan.facts.scan_budget);
+    for (auto& line : describe_changes(result.changes)) result.warnings.push_back(std::move(line));
+    if (auto hint = hidden_stores_hint(plan, result.exit_status); !hint.empty()) {
+      result.warnings.push_back(std::move(hint));
+    }
+  }
 
   if (report.valid()) {
     try {
@@ -181,7 +194,7 @@ LaunchResult launch(const LaunchOptions& options) {
   if (options.record && launch_records_enabled(plan.snapshot.effective)) {
     try {
       append_json_line(state_dir / "launches.jsonl",
-                       launch_record(plan, options.command, result.exit_status));
+                       launch_record(plan, options.command, result.exit_status, result.changes));
     } catch (const std::exception& e) {
       result.warnings.push_back(std::string("launch record not written: ") + e.what());
     }

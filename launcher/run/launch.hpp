@@ -62,8 +62,14 @@ struct LaunchResult {
   // Set when the built sandbox was not what was checked (the command did
   // not run): what was wrong.
   std::string sandbox_mismatch;
-  // Problems after the command ended that did not change its outcome: the
-  // report or the launch record could not be written.
+  // What appeared in the writable roots while the command ran (bare
+  // repository layouts, repositories, protected names), looked for once it
+  // ended.
+  sandbox::TreeChanges changes;
+  // Problems after the command ended that did not change its outcome (the
+  // report or the launch record could not be written), and the changes
+  // above and the credential stores hidden from a command that failed, in
+  // words.
   std::vector<std::string> warnings;
 };
 

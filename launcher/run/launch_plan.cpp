@@ -28,9 +28,16 @@ std::chrono::microseconds since(Clock::time_point start) {
 // — a same-content save, as GUIs autosave — is taken as the file that was
 // read: its owner and mode must pass the same strict-modes check, and
 // admission then checks its links and writability as the file in place.
+// A writer that saves faster than one look at the host (a kilohertz
+// autosave under a slow build) replaces the file between the host facts and
+// the content check, so the path is looked at again, then the content, until
+// both saw the same file: each look is microseconds, and a save that changes
+// the bytes ends the wait at once (the plan starts over from a fresh
+// snapshot).
 void accept_same_content_saves(const settings::Snapshot& snapshot,
                                const settings::SnapshotOptions& options,
                                sandbox::HostFacts& facts) {
+  constexpr int kLooks = 64;
   const uid_t uid =
       options.invoking_uid == static_cast<uid_t>(-1) ? ::getuid() : options.invoking_uid;
   for (auto& file : facts.settings_files) {
@@ -40,13 +47,21 @@ void accept_same_content_saves(const settings::Snapshot& snapshot,
           std::filesystem::absolute(read.path).lexically_normal() != file.facts.path) {
         continue;
       }
-      const auto now = settings::identity_if_unchanged(read);
-      if (!now || sandbox::FileId{now->device, now->inode} != file.facts.id) break;
-      if (options.strict_modes &&
-          settings::check_strict_modes(read.path, now->owner, now->mode, uid)) {
+      sandbox::PathFacts looked = file.facts;
+      for (int look = 0; look < kLooks; ++look) {
+        if (look > 0) looked = sandbox::probe_path(file.facts.path);
+        const auto now = settings::identity_if_unchanged(read);
+        if (!now) break;  // new bytes: not a same-content save
+        if (sandbox::FileId{now->device, now->inode} != looked.id) continue;
+        if (options.strict_modes &&
+            settings::check_strict_modes(read.path, now->owner, now->mode, uid)) {
+          break;
+        }
+        file.facts = std::move(looked);
+        file.read = file.facts.id;
         break;
       }
-      file.read = file.facts.id;
+      break;
     }
   }
 }
@@ -68,7 +83,7 @@ std::vector<int> LaunchPlan::inherited_fds() const {
   std::vector<int> fds;
   if (seccomp_fd.valid()) fds.push_back(seccomp_fd.get());
   if (gate) fds.push_back(gate->program_fd());
-  if (empty_file_fd.valid()) fds.push_back(empty_file_fd.get());
+  for (const auto& fd : empty_file_fds) fds.push_back(fd.get());
   for (const auto& fd : bind_sources.fds) fds.push_back(fd.get());
   return fds;
 }
@@ -152,6 +167,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   facts_request.cwd = request.cwd;
   facts_request.scope_paths = plan.scope_paths;
   facts_request.state_dir = request.state_dir;
+  facts_request.repo_scan_budget = plan.policy.protected_names.scan_limit;
   for (const auto& file : plan.snapshot.scopes) {
     if (!file.exists || !settings::is_operator_scope(file.scope)) continue;
     facts_request.settings_files.emplace_back(
@@ -176,9 +192,10 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   if (request.will_run) {
     plan.bind_sources = open_bind_sources(plan.mounts.bind_sources, plan.facts.identities);
   }
-  if (plan.mounts.needs_empty_file) {
-    plan.empty_file_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (!plan.empty_file_fd.valid()) {
+  // One per denied file: bubblewrap reads each to its end and closes it.
+  for (std::size_t i = 0; i < plan.mounts.empty_files; ++i) {
+    plan.empty_file_fds.emplace_back(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!plan.empty_file_fds.back().valid()) {
       throw base::SystemError("cannot open", "/dev/null", errno);
     }
   }
@@ -199,7 +216,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   sandbox::BuildOptions build;
   build.bwrap_path = plan.bwrap.path;
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
-  if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
+  for (const auto& fd : plan.empty_file_fds) build.empty_file_fds.push_back(fd.get());
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
   plan.argv =
       sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, request.command, build);

@@ -59,11 +59,11 @@ struct LaunchPlan {
   seccomp::FilterOptions filter;
   // The bubblewrap to execute: configured, judged and open (bubblewrap.hpp).
   TrustedExecutable bwrap;
-  std::vector<std::string> argv;  // argv[0] is bwrap
-  base::UniqueFd seccomp_fd;      // the BPF program, for --seccomp (not when will_run)
-  std::optional<StartGate> gate;  // the BPF program, for --seccomp (when will_run)
-  bool seccomp_baked = false;     // the program was compiled at build time
-  base::UniqueFd empty_file_fd;   // data of denied files, when the policy has any
+  std::vector<std::string> argv;               // argv[0] is bwrap
+  base::UniqueFd seccomp_fd;                   // the BPF program, for --seccomp (not when will_run)
+  std::optional<StartGate> gate;               // the BPF program, for --seccomp (when will_run)
+  bool seccomp_baked = false;                  // the program was compiled at build time
+  std::vector<base::UniqueFd> empty_file_fds;  // data of denied files, one each
   // The sandbox's mounts: the argv's operations, the bind sources, the
   // checks at the start gate (mount_check.hpp) and the mount points
   // bubblewrap creates on the host (MountPointCleanup).

@@ -8,6 +8,7 @@
 
 #include "base/fd.hpp"
 #include "base/system_error.hpp"
+#include "launcher/run/protection_record.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "settings/key_path.hpp"
 #include "settings/scopes.hpp"
@@ -43,7 +44,7 @@ long long unix_millis() {
 }  // namespace
 
 nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& outcome,
-                             int exit_status) {
+                             int exit_status, const sandbox::TreeChanges& changes) {
   nlohmann::json signals = outcome.forwarded_signals;
   return {
       {"time_unix_ms", unix_millis()},
@@ -67,6 +68,8 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
         {"enforced", plan.cgroup_placement.version.has_value()},
         {"how", cgroup::describe(plan.bounds, plan.cgroup_placement,
                                  cgroup::operator_set(plan.policy.limits))}}},
+      {"protection", protection_json(plan)},
+      {"after", changes_json(changes)},
       {"seccomp_program", plan.seccomp_baked ? "baked at build time" : "built at launch"},
       {"exit_status", exit_status},
       {"command_status",
@@ -85,7 +88,7 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
 }
 
 nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::string>& command,
-                             int exit_status) {
+                             int exit_status, const sandbox::TreeChanges& changes) {
   return {{"time_unix_ms", unix_millis()},
           {"pid", ::getpid()},
           {"workspace", plan.facts.workspace.canonical},
@@ -93,6 +96,8 @@ nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::stri
           {"snapshot_digest", plan.snapshot.digest},
           {"policy_digest", sandbox::policy_digest(plan.policy)},
           {"scopes", scope_identities(plan.snapshot)},
+          {"protection", protection_json(plan)},
+          {"after", changes_json(changes)},
           {"exit_status", exit_status}};
 }
 

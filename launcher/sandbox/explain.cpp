@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "launcher/sandbox/admission.hpp"
+#include "launcher/sandbox/protection_explain.hpp"
 #include "launcher/sandbox/resolve.hpp"
 
 namespace holdfast::sandbox {
@@ -85,7 +86,7 @@ std::string explain(const Policy& policy, const HostFacts* facts) {
     out << "  " << entry.written << ": " << access_name(entry.access) << "  (from "
         << from(entry.origin) << ")\n";
   }
-  if (facts == nullptr) return out.str();
+  if (facts == nullptr) return out.str() + explain_protection(policy, nullptr);
 
   out << "on this host (workspace " << facts->workspace.canonical << ", cwd "
       << facts->cwd.canonical << "):\n";
@@ -107,7 +108,7 @@ std::string explain(const Policy& policy, const HostFacts* facts) {
     if (rule.kind == Kind::missing) out << "  [does not exist]";
     out << "\n";
   }
-  return out.str();
+  return out.str() + explain_protection(policy, facts);
 }
 
 }  // namespace holdfast::sandbox

@@ -92,8 +92,9 @@ struct MountPlan {
   // mount point is made through the bind); they stay behind, empty.
   std::vector<std::string> created_on_host;
   // A denied file is covered with the empty file: the argv needs a
-  // descriptor of one.
+  // descriptor of one per denied file (bubblewrap closes each after use).
   bool needs_empty_file = false;
+  std::size_t empty_files = 0;
   bool operator==(const MountPlan&) const = default;
 };
 

@@ -1,7 +1,8 @@
 // Pure path → access resolution. The policy's entries become rules on
 // canonical host paths (plus the implicit ones: protected names, the
-// repositories below writable roots, a .git file's gitdir, the operator
-// settings directories, holdfast's state directory, the private /tmp);
+// repositories below writable roots, a .git file's gitdir, the paths git's
+// configuration names, the credential stores, the operator settings
+// directories, holdfast's state directory, the private /tmp);
 // a path's access is that of the longest rule path containing it, ties
 // going deny > write > read; a path no rule contains is denied.
 //
@@ -19,13 +20,18 @@
 namespace holdfast::sandbox {
 
 enum class RuleSource {
-  entry,           // an operator entry
-  protected_name,  // .git / .holdfast under a writable root: read
-  gitdir,          // the target of a protected .git file's gitdir:: read
-  operator_dir,    // holdfast's operator settings directory under a writable root: read
-  private_tmp,     // /tmp is a private tmpfs; host content there is denied
-  nested_repo,     // the .git of a repository below a writable root: read
-  state_dir,       // holdfast's state directory (launch records, presence memory): deny
+  entry,            // an operator entry
+  protected_name,   // .git / .holdfast under a writable root: read
+  gitdir,           // the target of a protected .git file's gitdir:: read
+  operator_dir,     // holdfast's operator settings directory under a writable root: read
+  private_tmp,      // /tmp is a private tmpfs; host content there is denied
+  nested_repo,      // the .git of a repository below a writable root: read
+  state_dir,        // holdfast's state directory (launch records, presence memory): deny
+  protected_below,  // a protected name below a writable root (its target, for a symlink): read
+  bare_repo,        // a bare repository below a writable root: read
+  git_config,       // a path git's configuration names (hooks, include, program): read
+  credential,       // a credential store: deny
+  credential_kept,  // a path inside a hidden credential store that stays as it was
 };
 
 // A rule that keeps a repository's git data read-only (git runs what it says).

@@ -67,6 +67,37 @@ TEST_F(DoctorTest, HealthyHostSaysLaunchesGoAhead) {
   EXPECT_NE(ran.output.find("built-in default"), std::string::npos) << ran.output;
 }
 
+// The real doctor asks the real git: unset, it recommends the setting;
+// set in the global configuration, it says so. GIT_CONFIG_GLOBAL and
+// GIT_CONFIG_NOSYSTEM keep this machine's own configuration out.
+TEST_F(DoctorTest, RecommendsSafeBareRepositoryExplicitUntilGitHasIt) {
+  auto env = env_;
+  env["GIT_CONFIG_NOSYSTEM"] = "1";
+  env["GIT_CONFIG_GLOBAL"] = (dir_.path() / "gitconfig").string();
+  write_file(dir_.path() / "gitconfig", "[user]\n\tname = t\n");
+  Ran ran = run_doctor(env, args_);
+  EXPECT_NE(ran.output.find("[warning] git-bare-repositories: safe.bareRepository is not set"),
+            std::string::npos)
+      << ran.output;
+  EXPECT_NE(ran.output.find("-> git config --global safe.bareRepository explicit"),
+            std::string::npos)
+      << ran.output;
+  write_file(dir_.path() / "gitconfig", "[safe]\n\tbareRepository = explicit\n");
+  ran = run_doctor(env, args_);
+  EXPECT_NE(ran.output.find("[ok] git-bare-repositories: safe.bareRepository = explicit"),
+            std::string::npos)
+      << ran.output;
+}
+
+TEST(DoctorGitBareRepositories, TheLastScopeThatSetsItDecides) {
+  EXPECT_EQ(git_bare_repository_finding("", {}).verdict, Verdict::ok);
+  EXPECT_EQ(git_bare_repository_finding("/usr/bin/git", {"", ""}).verdict, Verdict::warning);
+  EXPECT_EQ(git_bare_repository_finding("/usr/bin/git", {"explicit", ""}).verdict, Verdict::ok);
+  EXPECT_EQ(git_bare_repository_finding("/usr/bin/git", {"explicit", "all"}).verdict,
+            Verdict::warning);
+  EXPECT_EQ(git_bare_repository_finding("/usr/bin/git", {"all", "explicit"}).verdict, Verdict::ok);
+}
+
 TEST_F(DoctorTest, MissingBubblewrapIsFatal) {
   write_file(dir_ / "etc" / "settings.json",
              R"({"security": {"bubblewrap": "/nonexistent/bwrap"}})");

@@ -48,6 +48,7 @@ TEST(BuildRules, AddsProtectedNamesGitdirOperatorDirsAndPrivateTmp) {
   host.dir("/code").dir("/code/.holdfast").git_file("/code/.git", "/data/gitdirs/code");
   host.dir("/data/gitdirs/code").dir("/home/u");
   Policy p;
+  p.protected_names = core_protected_names();
   p.filesystem = {{":root", Access::read, ":root", {}},
                   {":workspace", Access::write, ":workspace", {}},
                   {"/data", Access::write, "/data", {}},
@@ -73,6 +74,7 @@ TEST(BuildRules, ExplicitWriteOnAProtectedNameWins) {
   testing::FakeHost host("/code", "/code");
   host.dir("/code").dir("/code/.git").missing("/code/.holdfast", "/code");
   Policy p;
+  p.protected_names = core_protected_names();
   p.filesystem = {{":workspace", Access::write, ":workspace", {}},
                   {":workspace/.git", Access::write, ":workspace/.git", {}}};
   host.dir("/code/.git/.git").missing("/code/.git/.holdfast", "/code/.git");

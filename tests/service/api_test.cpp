@@ -5,6 +5,7 @@
 // the effective sandbox, launch records, the gatekeeper and explain.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "settings/schema.hpp"
@@ -465,6 +466,22 @@ TEST_F(Api, ExplainCarriesTheTextOfRunExplain) {
   EXPECT_EQ(body["text"], cli.out);
   EXPECT_EQ(body["policy"]["form"], "built-in default");
   EXPECT_FALSE(body["seccomp"].empty());
+}
+
+// The page's effective-sandbox view lists what is hidden, as data: a
+// credential store made in the service's home is among the hidden paths.
+TEST_F(Api, ExplainListsTheHiddenCredentialStores) {
+  const auto workspace = service.dir() / "project";
+  std::filesystem::create_directories(workspace);
+  std::filesystem::create_directories(service.dir() / "home" / ".aws");
+  const auto r = client.get("/api/v1/explain?workspace=" + workspace.string());
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json hidden = body_of(r)["protection"]["credentials"]["hidden"];
+  const auto aws = std::filesystem::canonical(service.dir() / "home" / ".aws").string();
+  EXPECT_NE(std::find(hidden.begin(), hidden.end(), json{{"store", "aws"}, {"path", aws}}),
+            hidden.end())
+      << hidden.dump();
 }
 
 }  // namespace
