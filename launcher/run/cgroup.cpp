@@ -2,13 +2,16 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <sstream>
 
 #include "base/files.hpp"
@@ -21,6 +24,10 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
+// How long the end of a launch waits for its sandbox's last processes to
+// leave the cgroup (they are being killed; a process stuck in the kernel
+// leaves its cgroup to the next launch's sweep instead).
+constexpr std::chrono::milliseconds kLeavingTime{2000};
 constexpr std::string_view kNamePrefix = "holdfast.launch-";
 const fs::path kCgroupRoot = "/sys/fs/cgroup";
 
@@ -47,13 +54,29 @@ std::string read_text(const fs::path& file) {
   }
 }
 
-// The controllers a v2 cgroup can give its children.
-bool v2_offers_bounds(const fs::path& dir) {
-  std::string controllers = read_text(dir / "cgroup.controllers");
+// Whether a v2 control file listing controllers ("cpu memory pids\n")
+// names both of the bounds'.
+bool lists_bounds(const fs::path& file) {
+  std::string controllers = read_text(file);
   for (char& c : controllers) {
     if (c == '\n') c = ' ';
   }
   return has_word(controllers, "pids", ' ') && has_word(controllers, "memory", ' ');
+}
+
+// The controllers a v2 cgroup can give its children.
+bool v2_offers_bounds(const fs::path& dir) { return lists_bounds(dir / "cgroup.controllers"); }
+
+// Already given to the children: nothing to enable per launch.
+bool v2_gives_bounds(const fs::path& dir) { return lists_bounds(dir / "cgroup.subtree_control"); }
+
+// v2 lets a cgroup with processes of its own give no controllers to its
+// children, except the hierarchy's true root (which has no cgroup.type). The
+// top of a cgroup namespace (a container's own cgroup, seen as "/") is not
+// that root.
+bool v2_cannot_give_bounds(const fs::path& dir) {
+  if (v2_gives_bounds(dir) || !fs::exists(dir / "cgroup.type")) return false;
+  return !read_text(dir / "cgroup.procs").empty();
 }
 
 bool writable(const fs::path& path) { return ::access(path.c_str(), W_OK) == 0; }
@@ -74,6 +97,15 @@ Placement place_v2(const std::vector<Membership>& own) {
   if (!v2_offers_bounds(parent)) {
     placement.unavailable = "the cgroup " + parent.string() +
                             " does not offer the pids and memory controllers (cgroup.controllers)";
+    return placement;
+  }
+  if (v2_cannot_give_bounds(parent)) {
+    placement.unavailable =
+        "the cgroup " + parent.string() +
+        " has processes of its own, so cgroup v2 lets it give no controllers to a launch's "
+        "cgroup: start holdfast in a cgroup of its own below it (e.g. move the container's "
+        "processes into a child cgroup and enable +pids +memory in " +
+        parent.string() + "/cgroup.subtree_control)";
     return placement;
   }
   if (!writable(parent) || !writable(parent / "cgroup.procs") ||
@@ -123,6 +155,33 @@ void sweep_stale(const fs::path& parent) {
     if (!name.starts_with(kNamePrefix)) continue;
     const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + kNamePrefix.size()));
     if (pid > 0 && !process_alive(pid)) ::rmdir(entry.path().c_str());
+  }
+}
+
+// bubblewrap's outer process ends as soon as its init reports the
+// command's status, while that init (and, through it, the rest of the
+// sandbox's PID namespace) is still being killed: the cgroup empties a
+// moment later. Waits for each process listed in `dir`'s cgroup.procs to
+// end (a pidfd each: an event, no polling of the file), until the cgroup
+// is empty or `limit` has passed. A pid reused by a process outside the
+// cgroup after it was listed costs at most the limit.
+void wait_until_empty(const fs::path& dir, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const std::string procs = read_text(dir / "cgroup.procs");
+    if (procs.empty()) return;
+    const pid_t pid = static_cast<pid_t>(std::atol(procs.c_str()));
+    const base::UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    if (!pidfd.valid()) {
+      if (errno == ESRCH) continue;  // gone between the read and the open
+      return;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return;
+    pollfd ended{pidfd.get(), POLLIN, 0};
+    const int ready = ::poll(&ended, 1, static_cast<int>(left.count()));
+    if (ready == 0 || (ready < 0 && errno != EINTR)) return;
   }
 }
 
@@ -242,9 +301,8 @@ LaunchGroup::LaunchGroup(const Placement& placement, const Bounds& bounds) {
   try {
     for (const Hierarchy& hierarchy : placement.hierarchies) {
       sweep_stale(hierarchy.parent);
-      if (*placement.version == Version::v2) {
-        // The parent gives both controllers to its children (a no-op when
-        // it already does).
+      if (*placement.version == Version::v2 && !v2_gives_bounds(hierarchy.parent)) {
+        // The parent gives both controllers to its children.
         const fs::path subtree = hierarchy.parent / "cgroup.subtree_control";
         base::UniqueFd control(::open(subtree.c_str(), O_WRONLY | O_CLOEXEC));
         if (!control.valid()) base::throw_errno("cannot open", subtree);
@@ -253,6 +311,11 @@ LaunchGroup::LaunchGroup(const Placement& placement, const Bounds& bounds) {
       const fs::path dir = hierarchy.parent / name;
       if (::mkdir(dir.c_str(), 0755) != 0) base::throw_errno("cannot create the cgroup", dir);
       directories_.push_back(dir);
+      if (*placement.version == Version::v2) {
+        memory_events_ = dir / "memory.events";
+      } else if (hierarchy.controller == "memory") {
+        memory_events_ = dir / "memory.oom_control";
+      }
       for (const ControlWrite& write :
            control_writes(*placement.version, hierarchy.controller, bounds)) {
         const fs::path file = dir / write.file;
@@ -274,9 +337,34 @@ LaunchGroup::LaunchGroup(const Placement& placement, const Bounds& bounds) {
 
 LaunchGroup::~LaunchGroup() {
   procs_.clear();
-  // Fails with EBUSY while the sandbox's last processes are still being
-  // reaped; a later launch sweeps it then.
+  if (!directories_.empty()) wait_until_empty(directories_.front(), kLeavingTime);
+  // Fails with EBUSY when processes outlived the wait; a later launch
+  // sweeps it then.
   for (const fs::path& dir : directories_) ::rmdir(dir.c_str());
+}
+
+std::uint64_t LaunchGroup::memory_kills() const {
+  return memory_events_.empty() ? 0 : keyed_value(read_text(memory_events_), "oom_kill");
+}
+
+std::uint64_t keyed_value(std::string_view text, std::string_view key) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ' ') {
+      return std::strtoull(std::string(line.substr(key.size() + 1)).c_str(), nullptr, 10);
+    }
+  }
+  return 0;
+}
+
+std::string memory_bound_reached(std::uint64_t kills, const Bounds& bounds) {
+  return "the sandbox reached its memory bound" +
+         (bounds.memory_bytes ? " (" + format_bytes(*bounds.memory_bytes) + ")" : std::string()) +
+         ": the kernel ended " + std::to_string(kills) +
+         " of its processes (raise limits.memoryMiB if the command needs more)";
 }
 
 std::vector<int> LaunchGroup::procs_fds() const {

@@ -114,11 +114,23 @@ class LaunchGroup {
   // Open for writing: a process that writes "0" to each joins the cgroup.
   std::vector<int> procs_fds() const;
   const std::vector<std::filesystem::path>& directories() const { return directories_; }
+  // How many of its processes the kernel ended because the cgroup reached
+  // its memory bound (oom_kill in memory.events, v2, or memory.oom_control,
+  // v1; 0 where the kernel does not count them).
+  std::uint64_t memory_kills() const;
 
  private:
   std::vector<std::filesystem::path> directories_;
+  std::filesystem::path memory_events_;  // the file that counts oom_kill
   std::vector<base::UniqueFd> procs_;
 };
+
+// "the sandbox reached its memory bound (N MiB): the kernel ended K of its
+// processes", for a launch whose command ran.
+std::string memory_bound_reached(std::uint64_t kills, const Bounds& bounds);
+
+// The value of the line "KEY N" in a flat keyed cgroup file, 0 without one.
+std::uint64_t keyed_value(std::string_view text, std::string_view key);
 
 // The host's MemTotal in bytes, 0 when /proc/meminfo does not say.
 std::uint64_t memory_total_bytes();

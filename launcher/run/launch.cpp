@@ -166,11 +166,15 @@ LaunchResult launch(const LaunchOptions& options) {
         std::chrono::steady_clock::now() - making);
   }
   result.outcome = supervise(std::move(supervise_request));
+  if (group) result.memory_kills = group->memory_kills();
   group.reset();
   if (mount_points) mount_points->finish();
   result.exit_status = exit_status_of(result.outcome);
   result.warnings = standard_fds.notices;
   for (const auto& error : result.outcome.relay_errors) result.warnings.push_back(error);
+  if (result.memory_kills > 0 && result.outcome.command_status) {
+    result.warnings.push_back(cgroup::memory_bound_reached(result.memory_kills, plan.bounds));
+  }
   // What the command left for git, editors and agents to act on later
   // (tree_scan.hpp): after the mount points are gone, so that only what
   // the command made is seen.
@@ -209,6 +213,12 @@ std::string describe_failure(const LaunchResult& result) {
            "); the command did not run. Something moved a directory on the way while the "
            "sandbox was built; start it again, and find what keeps moving it (anything that can "
            "write a parent directory can)";
+  }
+  if (!result.outcome.command_status && result.memory_kills > 0) {
+    return "the sandbox reached its memory bound: the kernel ended " +
+           std::to_string(result.memory_kills) +
+           " of its processes, bubblewrap's own among them, before the command finished. Raise "
+           "limits.memoryMiB if the command needs more";
   }
   if (!result.outcome.command_status) {
     return "bubblewrap could not set up the sandbox (its message is above); the command did not "

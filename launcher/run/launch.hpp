@@ -16,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -66,6 +67,9 @@ struct LaunchResult {
   // repository layouts, repositories, protected names), looked for once it
   // ended.
   sandbox::TreeChanges changes;
+  // Processes of the sandbox the kernel ended because the sandbox reached
+  // its memory bound (its cgroup's out-of-memory kills).
+  std::uint64_t memory_kills = 0;
   // Problems after the command ended that did not change its outcome (the
   // report or the launch record could not be written), and the changes
   // above and the credential stores hidden from a command that failed, in

@@ -94,3 +94,16 @@ TEST(CgroupDescribe, SaysWhereOrWhyNot) {
 
 }  // namespace
 }  // namespace holdfast::launcher::cgroup
+
+namespace holdfast::launcher::cgroup {
+namespace {
+
+TEST(CgroupKeyedFiles, ReadsTheOomKillCountAndNotItsNeighbours) {
+  EXPECT_EQ(keyed_value("oom_kill_disable 1\nunder_oom 0\noom_kill 3\n", "oom_kill"), 3u);
+  EXPECT_EQ(keyed_value("low 0\nhigh 0\nmax 7\noom 2\noom_kill 2\n", "oom_kill"), 2u);
+  EXPECT_EQ(keyed_value("oom_kill_disable 1\n", "oom_kill"), 0u);
+  EXPECT_EQ(keyed_value("", "oom_kill"), 0u);
+}
+
+}  // namespace
+}  // namespace holdfast::launcher::cgroup
