@@ -26,7 +26,7 @@ using nlohmann::json;
 
 constexpr unsigned long long kMiB = 1024 * 1024;
 
-json policy(json limits = nullptr) {
+json bounds_policy(json limits = nullptr) {
   json p = {{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}};
   if (!limits.is_null()) p["limits"] = limits;
   return p;
@@ -36,14 +36,14 @@ class BoundsTest : public EscapeTest {};
 HOLDFAST_ESCAPE_SUITE(BoundsTest);
 
 TEST_P(BoundsTest, PrivateTmpfsMountsHaveTheDefaultSize) {
-  set_policy(policy());
+  set_policy(bounds_policy());
   const auto probe = this->probe({"fs-size:/tmp", "fs-size:/dev/shm"});
   EXPECT_EQ(probe.at("fs-size:/tmp").value, std::to_string(1024 * kMiB));
   EXPECT_EQ(probe.at("fs-size:/dev/shm").value, std::to_string(1024 * kMiB));
 }
 
 TEST_P(BoundsTest, ConfiguredTmpfsSizeStopsWritesAndDevIsReadOnly) {
-  set_policy(policy({{"tmpfsMiB", 1}}));
+  set_policy(bounds_policy({{"tmpfsMiB", 1}}));
   const std::string tmp_small = "fill:/tmp/small:" + std::to_string(kMiB / 4);
   const std::string tmp_big = "fill:/tmp/big:" + std::to_string(2 * kMiB);
   const std::string shm_big = "fill:/dev/shm/big:" + std::to_string(2 * kMiB);
@@ -242,7 +242,7 @@ void release_children(const fs::path& fifos) {
 // same command started all 20,000 children. Its cgroup is gone when the
 // launch has ended.
 TEST_P(CgroupBoundsTest, ForkBombStopsAtTheSandboxBoundAndTheHostGoesOn) {
-  set_policy(policy());
+  set_policy(bounds_policy());
   const fs::path fifos = hold_fifos();
   const std::string check = "fork-hold:20000:" + fifos.string();
   const Started started = start({"run", "--", probe_.string(), check}, as_caller(launch()));
@@ -270,7 +270,7 @@ TEST_P(CgroupBoundsTest, ForkBombStopsAtTheSandboxBoundAndTheHostGoesOn) {
 // which leaves the launch's cgroups empty; the next launch in the same
 // place removes them.
 TEST_P(CgroupBoundsTest, AKilledLaunchsCgroupIsRemovedByTheNextLaunch) {
-  set_policy(policy());
+  set_policy(bounds_policy());
   const fs::path fifos = hold_fifos();
   const std::string check = "fork-hold:5:" + fifos.string();
   const Started started = start({"run", "--", probe_.string(), check}, as_caller(launch()));
@@ -308,7 +308,7 @@ TEST_P(CgroupBoundsTest, AKilledLaunchsCgroupIsRemovedByTheNextLaunch) {
 // limits.processes bounds the sandbox as a whole, root's launches too (the
 // rlimit it replaces did not apply to uid 0 at all).
 TEST_P(CgroupBoundsTest, ProcessLimitBoundsTheWholeSandbox) {
-  set_policy(policy({{"processes", 64}}));
+  set_policy(bounds_policy({{"processes", 64}}));
   const auto probe = this->probe({"fork-count:200"}, launch());
   EXPECT_FALSE(probe.at("fork-count:200").allowed);
   EXPECT_LT(std::stoi(probe.at("fork-count:200").value), 64);
@@ -321,7 +321,7 @@ TEST_P(CgroupBoundsTest, ProcessLimitBoundsTheWholeSandbox) {
 // per-process limit), nor does a 512 MiB memfd (which no rlimit counts);
 // one of 64 MiB does.
 TEST_P(CgroupBoundsTest, MemoryLimitBoundsTheWholeSandbox) {
-  set_policy(policy({{"memoryMiB", 256}}));
+  set_policy(bounds_policy({{"memoryMiB", 256}}));
   const std::string alone = "touch:" + std::to_string(64 * kMiB);
   const std::string together = "touch-together:3:" + std::to_string(100 * kMiB);
   const auto probe = this->probe({alone, together}, launch());
@@ -337,7 +337,7 @@ TEST_P(CgroupBoundsTest, MemoryLimitBoundsTheWholeSandbox) {
 // (which one is the kernel's choice: an unmapped memfd counts for none;
 // when it is bubblewrap, holdfast says that the memory bound was reached).
 TEST_P(CgroupBoundsTest, AMemfdCountsAgainstTheSandboxsMemory) {
-  set_policy(policy({{"memoryMiB", 256}}));
+  set_policy(bounds_policy({{"memoryMiB", 256}}));
   const std::string memfd = "memfd-fill:" + std::to_string(512 * kMiB);
   const Result result = run_as_caller({probe_.string(), memfd}, {}, launch());
   if (result.exit_code == 137) return;  // killed inside its cgroup
@@ -362,9 +362,9 @@ TEST_P(CgroupBoundsTest, CoreFilesAreOffUnlessThePolicyAsks) {
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_CORE, &saved), 0);
   ASSERT_EQ(::setrlimit(RLIMIT_CORE, &unlimited), 0);
-  set_policy(policy());
+  set_policy(bounds_policy());
   const auto off = this->probe({"rlimit:core"}, launch());
-  set_policy(policy({{"coreDumps", true}}));
+  set_policy(bounds_policy({{"coreDumps", true}}));
   const auto on = this->probe({"rlimit:core"}, launch());
   ::setrlimit(RLIMIT_CORE, &saved);
   EXPECT_EQ(off.at("rlimit:core").value, "0:0");
@@ -413,13 +413,13 @@ TEST_F(UnprivilegedWithoutACgroup, OperatorBoundsAreRefusedAndDefaultsSaidUnenfo
   }
   Launch as_user;
   as_user.uid = kNobody;
-  set_policy(policy({{"processes", 64}}));
+  set_policy(bounds_policy({{"processes", 64}}));
   const auto refused = run({"/bin/true"}, {}, as_user);
   EXPECT_EQ(refused.exit_code, 125);
   EXPECT_NE(refused.err.find("limit-not-enforceable"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("To fix:"), std::string::npos) << refused.err;
 
-  set_policy(policy());
+  set_policy(bounds_policy());
   const auto ran = run({"/bin/true"}, {}, as_user);
   EXPECT_EQ(ran.exit_code, 0) << ran.err;
   const auto explained = holdfast({"run", "--explain", "--", "true"}, as_user);

@@ -286,11 +286,10 @@ Outcome fill(const std::string& arg) {
   return out;
 }
 
-// Forks up to N children that wait; value: how many it could start.
-Outcome fork_count(const std::string& arg) {
-  const int limit = std::atoi(arg.c_str());
+// Forks up to `limit` children that wait until killed; `error` is fork's
+// errno when it failed first.
+std::vector<pid_t> fork_waiting_children(int limit, int& error) {
   std::vector<pid_t> children;
-  int error = 0;
   for (int i = 0; i < limit; ++i) {
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -303,6 +302,14 @@ Outcome fork_count(const std::string& arg) {
     }
     children.push_back(pid);
   }
+  return children;
+}
+
+// Forks up to N children that wait; value: how many it could start.
+Outcome fork_count(const std::string& arg) {
+  const int limit = std::atoi(arg.c_str());
+  int error = 0;
+  const std::vector<pid_t> children = fork_waiting_children(limit, error);
   for (const pid_t pid : children) {
     ::kill(pid, SIGKILL);
     wait_status(pid);
@@ -380,8 +387,8 @@ Outcome touch_together(const std::string& arg) {
   ::close(release[1]);  // release every child
   for (const pid_t pid : children) wait_status(pid);
   ::close(ready[0]);
-  Outcome out = with_value(arg + " bytes held by each of so many processes at once",
-                           std::to_string(arrived));
+  Outcome out =
+      with_value(arg + " bytes held by each of so many processes at once", std::to_string(arrived));
   out.allowed = arrived == count;
   return out;
 }
@@ -415,20 +422,8 @@ Outcome memfd_fill(const std::string& arg) {
 Outcome fork_hold(const std::string& arg) {
   const int limit = std::atoi(arg.c_str());
   const std::string dir = arg.substr(arg.find(':') + 1);
-  std::vector<pid_t> children;
   int error = 0;
-  for (int i = 0; i < limit; ++i) {
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-      error = errno;
-      break;
-    }
-    if (pid == 0) {
-      ::pause();
-      ::_exit(0);
-    }
-    children.push_back(pid);
-  }
+  const std::vector<pid_t> children = fork_waiting_children(limit, error);
   const std::string count = std::to_string(children.size()) + "\n";
   const int ready = ::open((dir + "/ready").c_str(), O_WRONLY | O_CLOEXEC);
   if (ready >= 0) {
