@@ -28,7 +28,7 @@ work, runs = sys.argv[1], int(sys.argv[2])
 for which in ["old", "new"]:
     t = [json.load(open(f"{work}/{which}-{i}.json"))["timings_us"] for i in range(1, runs + 1)]
     wall = [int(open(f"{work}/{which}-{i}.wall").read()) for i in range(1, runs + 1)]
-    row = {k: statistics.median(x[k] for x in t) / 1000 for k in ["snapshot", "policy_and_argv", "seccomp", "sandbox_up", "bwrap_exit"]}
+    row = {k: statistics.median(x.get(k, 0) for x in t) / 1000 for k in ["snapshot", "policy_and_argv", "seccomp", "cgroup", "sandbox_up", "bwrap_exit"]}
     row["wall"] = statistics.median(wall) / 1000
     print(which, " ".join(f"{k}={v:.2f}ms" for k, v in row.items()))
 PY
