@@ -2,39 +2,31 @@
 
 #include <algorithm>
 
+#include "base/name_table.hpp"
 #include "launcher/sandbox/paths.hpp"
 
 namespace holdfast::sandbox {
 
-std::string_view rule_source_name(RuleSource source) {
-  switch (source) {
-    case RuleSource::entry:
-      return "entry";
-    case RuleSource::protected_name:
-      return "protected name";
-    case RuleSource::gitdir:
-      return "gitdir of a protected .git file";
-    case RuleSource::operator_dir:
-      return "operator settings directory";
-    case RuleSource::private_tmp:
-      return "private /tmp";
-    case RuleSource::nested_repo:
-      return "repository below a writable root";
-    case RuleSource::state_dir:
-      return "holdfast's state directory";
-    case RuleSource::protected_below:
-      return "protected name below a writable root";
-    case RuleSource::bare_repo:
-      return "bare repository below a writable root";
-    case RuleSource::git_config:
-      return "named by git's configuration";
-    case RuleSource::credential:
-      return "credential store";
-    case RuleSource::credential_kept:
-      return "kept readable inside a credential store";
-  }
-  return "entry";
-}
+namespace {
+
+constexpr NameRow<RuleSource> kRuleSourceNames[] = {
+    {RuleSource::entry, "entry"},
+    {RuleSource::protected_name, "protected name"},
+    {RuleSource::gitdir, "gitdir of a protected .git file"},
+    {RuleSource::operator_dir, "operator settings directory"},
+    {RuleSource::private_tmp, "private /tmp"},
+    {RuleSource::nested_repo, "repository below a writable root"},
+    {RuleSource::state_dir, "holdfast's state directory"},
+    {RuleSource::protected_below, "protected name below a writable root"},
+    {RuleSource::bare_repo, "bare repository below a writable root"},
+    {RuleSource::git_config, "named by git's configuration"},
+    {RuleSource::credential, "credential store"},
+    {RuleSource::credential_kept, "kept readable inside a credential store"},
+};
+
+}  // namespace
+
+std::string_view rule_source_name(RuleSource source) { return name_in(kRuleSourceNames, source); }
 
 Resolution resolve(const std::vector<Rule>& rules, std::string_view path) {
   Resolution best;
@@ -133,7 +125,10 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
       // A name the walk did not see at the root is missing there.
       const auto known = facts.paths.find(path);
       const PathFacts f = known != facts.paths.end() ? known->second : missing_below(path, root);
-      if (!f.exists()) {
+      // A symlink is there even when what it names is not: it gets its
+      // rule, which admission refuses (the command could replace the link
+      // with the real thing; another user can retarget it).
+      if (!f.exists() && !f.link_target) {
         if (name->when_missing == WhenMissing::report) continue;
         // A missing parent cannot be guarded without creating it.
         if (f.existing_ancestor != parent_path(path)) continue;
