@@ -15,6 +15,7 @@
 #include "base/system_error.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
+#include "launcher/sandbox/submounts.hpp"
 
 extern char** environ;
 
@@ -360,6 +361,30 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
       if (git_facts.gitdir) probe(*git_facts.gitdir);
     }
   }
+
+  // The mount table, once: the mounts below the bound paths and the places
+  // where a bind shows a denied path again are looked at like the entries.
+  try {
+    facts.mounts = parse_mountinfo(read_mountinfo("self"));
+  } catch (const MountTableError& e) {
+    throw Refused({{"mount-table-unreadable", "/proc/self/mountinfo", "",
+                    std::string("the mount table cannot be read: ") + e.what(),
+                    "check that /proc is mounted; holdfast plans every launch from it"}});
+  }
+  std::vector<std::pair<std::string, Access>> entries;
+  std::vector<std::string> denied;
+  bool tmp_named = false;
+  for (const auto& entry : policy.filesystem) {
+    for (const auto& path : expand_key(entry, facts.tokens)) {
+      const PathFacts& f = probe(path);
+      if (!f.exists()) continue;
+      entries.emplace_back(f.canonical, entry.access);
+      if (entry.access == Access::deny) denied.push_back(f.canonical);
+      tmp_named = tmp_named || f.canonical == "/tmp";
+    }
+  }
+  if (!tmp_named) denied.emplace_back("/tmp");  // the private /tmp hides the host's
+  for (const auto& path : submount_paths_to_probe(facts.mounts, entries, denied)) probe(path);
 
   std::vector<std::pair<std::string, std::string>> environment;
   if (request.environment) {

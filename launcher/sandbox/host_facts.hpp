@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/sandbox/mount_table.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "settings/scopes.hpp"
 
@@ -97,6 +98,9 @@ struct HostFacts {
   // protected name and not listed here.
   std::vector<std::string> nested_git;
   RepoScan repo_scan;
+  // This process's mount table, read once (mount_table.hpp): the mounts
+  // below bound paths and the aliases of denied paths (submounts.hpp).
+  MountTable mounts;
 
   // Throws std::logic_error when `path` was not gathered (facts for another
   // policy): the builder never guesses about the host.

@@ -8,6 +8,7 @@
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "launcher/sandbox/resolve.hpp"
+#include "launcher/sandbox/submounts.hpp"
 
 namespace holdfast::sandbox {
 
@@ -166,7 +167,13 @@ class Builder {
   std::set<std::string> pins_needed() const {
     std::set<std::string> pins;
     for (const auto& [path, rule] : rules_) {
-      if (rule.source == RuleSource::entry || rule.source == RuleSource::private_tmp) continue;
+      // Mounts that are host mounts themselves (and their masks) move with
+      // their directory if an ancestor is renamed: nothing to pin.
+      if (rule.source == RuleSource::entry || rule.source == RuleSource::private_tmp ||
+          rule.source == RuleSource::kernel_mount || rule.source == RuleSource::submount ||
+          rule.source == RuleSource::denied_alias) {
+        continue;
+      }
       const Rule* ancestor = nearest_ancestor(rules_, path);
       if (ancestor == nullptr || ancestor->access != Access::write) continue;
       for (std::string at = parent_path(path); at != "/"; at = parent_path(at)) {
@@ -301,7 +308,33 @@ MountPlan plan_mounts(const Policy& policy, const HostFacts& facts) {
   Builder builder(rules, policy.limits, plan);
   builder.mounts();
   builder.finish(top_level_symlinks(policy, facts));
+  std::set<std::string> points;
+  for (const auto& op : plan.ops) {
+    using K = MountOp::Kind;
+    if (op.kind == K::bind || op.kind == K::ro_bind || op.kind == K::tmpfs ||
+        op.kind == K::denied_file) {
+      points.insert(op.path);
+    }
+  }
+  for (const auto& source : plan.bind_sources) {
+    for (const MountEntry* mount : mounts_below(facts.mounts, source)) {
+      points.insert(mount->mount_point);
+    }
+  }
+  plan.mount_points.assign(points.begin(), points.end());
   return plan;
+}
+
+std::string unexpected_mount(const MountPlan& plan, const MountTable& sandbox) {
+  for (const auto& mount : sandbox) {
+    const std::string& path = mount.mount_point;
+    if (path == "/" || is_within(path, "/proc") || is_within(path, "/dev")) continue;
+    if (std::binary_search(plan.mount_points.begin(), plan.mount_points.end(), path)) continue;
+    return path + ": a mount (" + mount.fs_type +
+           ") that the launch did not plan is in the sandbox; it was mounted on the host while "
+           "the sandbox was built";
+  }
+  return "";
 }
 
 }  // namespace holdfast::sandbox

@@ -94,6 +94,11 @@ struct MountPlan {
   // A denied file is covered with the empty file: the argv needs a
   // descriptor of one.
   bool needs_empty_file = false;
+  // Every path at which the built sandbox may hold a mount, sorted: the
+  // operations' own and the host mounts the binds carry (their mount
+  // points, as the launch's mount table listed them). /, /proc and /dev
+  // (fresh, bubblewrap's own) are not listed.
+  std::vector<std::string> mount_points;
   bool operator==(const MountPlan&) const = default;
 };
 
@@ -103,5 +108,10 @@ std::string describe(const MountOp& op);
 // The mounts of a launch with `policy` on the host `facts` describe. Pure.
 // Throws Refused with every refusal of check_admission.
 MountPlan plan_mounts(const Policy& policy, const HostFacts& facts);
+
+// The first mount of `sandbox` (the built sandbox's mount table) at a path
+// the plan does not expect (MountPlan::mount_points), in words; empty when
+// there is none. Pure.
+std::string unexpected_mount(const MountPlan& plan, const MountTable& sandbox);
 
 }  // namespace holdfast::sandbox

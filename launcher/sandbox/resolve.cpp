@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "launcher/sandbox/paths.hpp"
+#include "launcher/sandbox/submounts.hpp"
 
 namespace holdfast::sandbox {
 
@@ -22,6 +23,12 @@ std::string_view rule_source_name(RuleSource source) {
       return "repository below a writable root";
     case RuleSource::state_dir:
       return "holdfast's state directory";
+    case RuleSource::kernel_mount:
+      return "kernel interface mounted below a bound path";
+    case RuleSource::submount:
+      return "mount below a writable path";
+    case RuleSource::denied_alias:
+      return "denied path shown again by a bind mount";
   }
   return "entry";
 }
@@ -99,6 +106,7 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
   if (!tmp_named) {
     rules.push_back(Rule{"/tmp", Access::deny, RuleSource::private_tmp, "", Kind::directory});
   }
+  for (auto& rule : submount_rules(rules, facts)) rules.push_back(std::move(rule));
   return rules;
 }
 

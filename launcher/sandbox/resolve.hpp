@@ -1,7 +1,8 @@
 // Pure path → access resolution. The policy's entries become rules on
 // canonical host paths (plus the implicit ones: protected names, the
 // repositories below writable roots, a .git file's gitdir, the operator
-// settings directories, holdfast's state directory, the private /tmp);
+// settings directories, holdfast's state directory, the private /tmp, and
+// for the mounts below bound paths those of submounts.hpp);
 // a path's access is that of the longest rule path containing it, ties
 // going deny > write > read; a path no rule contains is denied.
 //
@@ -26,6 +27,9 @@ enum class RuleSource {
   private_tmp,     // /tmp is a private tmpfs; host content there is denied
   nested_repo,     // the .git of a repository below a writable root: read
   state_dir,       // holdfast's state directory (launch records) under a writable root: read
+  kernel_mount,    // a kernel interface (proc, sysfs, ...) mounted below a bound path: deny
+  submount,        // a mount below a writable path that the policy does not name: read
+  denied_alias,    // a denied path shown again elsewhere by a bind mount: deny
 };
 
 // A rule that keeps a repository's git data read-only (git runs what it says).
