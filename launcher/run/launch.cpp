@@ -9,6 +9,7 @@
 #include "launcher/run/launch_record.hpp"
 #include "launcher/run/mount_check.hpp"
 #include "launcher/run/mount_points.hpp"
+#include "launcher/run/propagation.hpp"
 #include "launcher/sandbox/refusal.hpp"
 
 namespace holdfast::launcher {
@@ -123,8 +124,13 @@ LaunchResult launch(const LaunchOptions& options) {
   supervise_request.gate =
       GateCheck{plan.gate->ready_fd(), [&](long sandbox_pid) {
                   const auto checking = std::chrono::steady_clock::now();
-                  result.sandbox_mismatch =
-                      check_sandbox_mounts(sandbox_pid, plan.mounts.checks, plan.facts.identities);
+                  // Nothing propagates in from now on, nothing did before
+                  // (propagation.hpp), and every mount is where it belongs.
+                  result.sandbox_mismatch = seal_sandbox_mounts(sandbox_pid, plan.mounts);
+                  if (result.sandbox_mismatch.empty()) {
+                    result.sandbox_mismatch = check_sandbox_mounts(sandbox_pid, plan.mounts.checks,
+                                                                   plan.facts.identities);
+                  }
                   plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::steady_clock::now() - checking);
                   if (!result.sandbox_mismatch.empty()) return false;

@@ -321,7 +321,11 @@ MountPlan plan_mounts(const Policy& policy, const HostFacts& facts) {
       points.insert(mount->mount_point);
     }
   }
-  plan.mount_points.assign(points.begin(), points.end());
+  for (const auto& point : points) {
+    if (point != "/" && !is_within(point, "/proc") && !is_within(point, "/dev")) {
+      plan.mount_points.push_back(point);
+    }
+  }
   return plan;
 }
 

@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 
 #include "run_support.hpp"
@@ -15,6 +17,15 @@
 namespace holdfast::run::testing {
 
 enum class Caller { root, user };
+
+// The bubblewrap a test's HOLDFAST_BWRAP wrapper execs: the first on PATH.
+inline std::string real_bwrap() {
+  std::istringstream dirs(std::getenv("PATH") != nullptr ? std::getenv("PATH") : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && ::access((dir + "/bwrap").c_str(), X_OK) == 0) return dir + "/bwrap";
+  }
+  return "/usr/bin/bwrap";
+}
 
 inline std::string caller_name(const ::testing::TestParamInfo<Caller>& info) {
   return info.param == Caller::root ? "AsRoot" : "AsUid65534";

@@ -8,21 +8,10 @@
 // wherever the symlink points.
 #include <sys/stat.h>
 
-#include <cstdlib>
-#include <sstream>
-
 #include "escape_support.hpp"
 
 namespace holdfast::run::testing {
 namespace {
-
-std::string real_bwrap() {
-  std::istringstream dirs(std::getenv("PATH") != nullptr ? std::getenv("PATH") : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && ::access((dir + "/bwrap").c_str(), X_OK) == 0) return dir + "/bwrap";
-  }
-  return "/usr/bin/bwrap";
-}
 
 class SwapTest : public EscapeTest {
  protected:

@@ -268,3 +268,32 @@ TEST(Submounts, MountsBelowFollowTheTree) {
 
 }  // namespace
 }  // namespace holdfast::sandbox
+
+namespace holdfast::sandbox {
+namespace {
+
+TEST(UnexpectedMount, TheSandboxMayHoldOnlyPlannedMountsAndTheHostMountsItsBindsCarry) {
+  FakeHost host = submount_host({{20, 1, makedev(0, 40), "/", "/code/cache", false, "tmpfs", "t"}});
+  host.dir("/code/cache");
+  const MountPlan plan = plan_mounts(kPolicy, host.facts());
+  EXPECT_EQ(plan.mount_points, (std::vector<std::string>{"/code", "/code/.git", "/code/.holdfast",
+                                                         "/code/cache", "/home", "/home/u/.ssh",
+                                                         "/sys", "/sys/kernel/debug", "/tmp"}));
+  MountTable sandbox = {{60, 59, kRootDev, "/", "/", true, "ext4", "v"},
+                        {61, 60, makedev(0, 20), "/", "/proc", true, "proc", "p"},
+                        {62, 60, makedev(0, 70), "/", "/dev", true, "tmpfs", "t"},
+                        {63, 62, makedev(0, 71), "/", "/dev/shm", false, "tmpfs", "t"},
+                        {64, 60, makedev(0, 21), "/", "/sys", true, "sysfs", "s"},
+                        {65, 64, makedev(0, 72), "/", "/sys/kernel/debug", true, "tmpfs", "t"},
+                        {66, 60, kRootDev, "/code", "/code", false, "ext4", "v"},
+                        {67, 66, makedev(0, 40), "/", "/code/cache", true, "tmpfs", "t"},
+                        {68, 66, makedev(0, 73), "/", "/code/.git", true, "tmpfs", "t"}};
+  EXPECT_EQ(unexpected_mount(plan, sandbox), "");
+  sandbox.push_back({69, 66, makedev(0, 74), "/", "/code/later", false, "tmpfs", "t"});
+  EXPECT_EQ(unexpected_mount(plan, sandbox),
+            "/code/later: a mount (tmpfs) that the launch did not plan is in the sandbox; it was "
+            "mounted on the host while the sandbox was built");
+}
+
+}  // namespace
+}  // namespace holdfast::sandbox

@@ -1,0 +1,141 @@
+// Mounts made on the host after the sandbox was built. bubblewrap makes its
+// namespace a recursive slave of the host's, so where the host's mounts are
+// shared (systemd makes / shared) a later host mount propagates in: a tmpfs
+// mounted below the workspace was writable inside, a home mounted over the
+// one holding a denied ~/.ssh showed the key, a devtmpfs showed tty1. Each
+// test makes its own shared parent (a tmpfs it mounts and makes shared),
+// holds the command until it has mounted (the command says it is up on a
+// FIFO and waits for a line on another), and launches as root and as uid
+// 65534. The mounts are the host's, made by the test as root.
+#include <sys/mount.h>
+
+#include "escape_support.hpp"
+#include "host_mount.hpp"
+
+namespace holdfast::run::testing {
+namespace {
+
+class PropagationTest : public EscapeTest {
+ protected:
+  void SetUp() override {
+    EscapeTest::SetUp();
+    if (IsSkipped()) return;
+    shared_.emplace("tmpfs", base_ / "shared", "tmpfs", 0, "mode=0755");
+    ASSERT_TRUE(shared_->mounted());
+    ASSERT_EQ(::mount(nullptr, (base_ / "shared").c_str(), nullptr, MS_SHARED, nullptr), 0);
+    ws_ = base_ / "shared" / "ws";
+    fs::create_directories(ws_);
+    own(ws_);
+  }
+
+  void TearDown() override {
+    // Everything mounted below the shared parent goes with it.
+    if (shared_) ::umount2((base_ / "shared").c_str(), MNT_DETACH);
+    shared_.reset();
+    EscapeTest::TearDown();
+  }
+
+  // The command: say "up" on READY, wait for a line on GO, then `then`
+  // (with `argument` as $3).
+  Started start_waiting(const std::string& then, const Fifo& ready, const Gate& go,
+                        const std::string& argument = "") {
+    Launch launch;
+    launch.cwd = ws_;
+    return start({"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c",
+                  "echo up > \"$1\"; read go < \"$2\"; " + then, "sh", ready.path().string(),
+                  go.path().string(), argument},
+                 as_caller(launch));
+  }
+
+  std::optional<HostMount> shared_;
+  fs::path ws_;
+};
+
+TEST_P(PropagationTest, AHostMountBelowTheWorkspaceAfterTheStartIsNotSeenInside) {
+  set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
+  fs::create_directories(ws_ / "later");
+  fs::create_directories(ws_ / "devices");
+  Fifo ready(ws_ / "ready");
+  Gate go(ws_ / "go");
+  ASSERT_TRUE(ready.fd() >= 0 && go.valid());
+  const auto launch = start_waiting(
+      "echo planted > later/planted; test -e devices/null && echo devices-visible; exit 0", ready,
+      go);
+  std::string line;
+  ASSERT_TRUE(ready.read_line_unless_exited(launch.pid, line)) << wait(launch).err;
+
+  HostMount later("tmpfs", ws_ / "later", "tmpfs", 0, "mode=0777");
+  HostMount devices("devtmpfs", ws_ / "devices", "devtmpfs");
+  ASSERT_TRUE(later.mounted() && devices.mounted());
+  go.open();
+  const auto result = wait(launch);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_FALSE(fs::exists(ws_ / "later" / "planted"))
+      << "a tmpfs mounted on the host after the start was writable inside";
+  EXPECT_EQ(result.out, "") << "a devtmpfs mounted on the host after the start was seen inside";
+}
+
+TEST_P(PropagationTest, AHomeMountedOverADeniedDirectoryAfterTheStartDoesNotShowIt) {
+  const fs::path home = base_ / "shared" / "home";
+  fs::create_directories(home / ".ssh");
+  own(home);
+  own(home / ".ssh");
+  set_policy({{"filesystem",
+               {{":root", "read"}, {":workspace", "write"}, {(home / ".ssh").string(), "deny"}}},
+              {"network", "closed"}});
+  Fifo ready(ws_ / "ready");
+  Gate go(ws_ / "go");
+  ASSERT_TRUE(ready.fd() >= 0 && go.valid());
+  const auto launch = start_waiting("cat \"$3\" 2>/dev/null; exit 0", ready, go,
+                                    (home / ".ssh" / "id_ed25519").string());
+  std::string line;
+  ASSERT_TRUE(ready.read_line_unless_exited(launch.pid, line)) << wait(launch).err;
+  HostMount new_home("tmpfs", home, "tmpfs", 0, "mode=0755");
+  ASSERT_TRUE(new_home.mounted());
+  fs::create_directories(home / ".ssh");
+  write_file(home / ".ssh" / "id_ed25519", "PRIVATE KEY\n");
+  go.open();
+  const auto result = wait(launch);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.find("PRIVATE KEY"), std::string::npos)
+      << "a home mounted after the start showed the denied ~/.ssh";
+}
+
+// A mount made on the host after holdfast read its mount table and before
+// bubblewrap copied the namespace is in the sandbox without being planned:
+// the start gate refuses it. HOLDFAST_BWRAP is a wrapper that says it is
+// up and waits for the test to mount before it execs the real bubblewrap.
+TEST_P(PropagationTest, AMountMadeWhileTheSandboxIsBuiltStopsTheLaunch) {
+  set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
+  fs::create_directories(ws_ / "sneaked");
+  Fifo ready(base_ / "wrapper.ready");
+  Gate go(base_ / "wrapper.go");
+  ASSERT_TRUE(ready.fd() >= 0 && go.valid());
+  const fs::path wrapper = base_ / "bin" / "bwrap-wait";
+  write_file(wrapper, "#!/bin/sh\necho up > '" + ready.path().string() + "'\nread go < '" +
+                          go.path().string() + "'\nexec '" + real_bwrap() + "' \"$@\"\n");
+  fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+  Launch launch;
+  launch.cwd = ws_;
+  launch.env["HOLDFAST_BWRAP"] = wrapper.string();
+  const auto started = start(
+      {"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c", "echo planted > sneaked/planted"},
+      as_caller(launch));
+  std::string line;
+  ASSERT_TRUE(ready.read_line_unless_exited(started.pid, line)) << wait(started).err;
+  HostMount sneaked("tmpfs", ws_ / "sneaked", "tmpfs", 0, "mode=0777");
+  ASSERT_TRUE(sneaked.mounted());
+  go.open();
+  const auto result = wait(started);
+  EXPECT_FALSE(fs::exists(ws_ / "sneaked" / "planted"))
+      << "a mount made while the sandbox was built was writable inside";
+  EXPECT_EQ(result.exit_code, 125) << result.err;
+  EXPECT_NE(result.err.find("did not plan"), std::string::npos) << result.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Callers, PropagationTest, ::testing::Values(Caller::root, Caller::user),
+                         caller_name);
+
+}  // namespace
+}  // namespace holdfast::run::testing
