@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-300}
 build=${BUILD_DIR:-build}
-holdfast=$PWD/$build/launcher/holdfast
+holdfast=$PWD/$build/cli/holdfast
 api=$PWD/$build/bench/launch_api
 
 # shellcheck source=bench/launch-setup.sh

@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-300}
 build=${BUILD_DIR:-build}
-holdfast=$PWD/$build/launcher/holdfast
+holdfast=$PWD/$build/cli/holdfast
 compare=$PWD/$build/bench/launch_compare
 floor=$PWD/$build/bench/launch_floor
 once=$PWD/$build/bench/launch_once

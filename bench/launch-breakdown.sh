@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-51}
 build=${BUILD_DIR:-build}
-holdfast=$PWD/$build/launcher/holdfast
+holdfast=$PWD/$build/cli/holdfast
 floor=$PWD/$build/bench/launch_floor
 
 # shellcheck source=bench/launch-setup.sh

@@ -4,12 +4,12 @@
 #
 #   scripts/screenshot-page.sh [OUT.png]        # default: docs/page.png
 #
-# Needs a build (build/launcher/holdfast, or HOLDFAST_BINARY=...) and the
+# Needs a build (build/cli/holdfast, or HOLDFAST_BINARY=...) and the
 # packages chromium, chromium-driver and python3-selenium (scripts/setup.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-$root/docs/page.png}")
-export HOLDFAST_BINARY=${HOLDFAST_BINARY:-$root/build/launcher/holdfast}
+export HOLDFAST_BINARY=${HOLDFAST_BINARY:-$root/build/cli/holdfast}
 if [[ ! -x $HOLDFAST_BINARY ]]; then
   echo "screenshot-page: no holdfast at $HOLDFAST_BINARY; build first (scripts/setup.sh)" >&2
   exit 1

@@ -8,7 +8,7 @@
 
 #include "service/answers.hpp"
 #include "service/settings_routes.hpp"
-#include "settings/settings_cli.hpp"
+#include "settings/watcher.hpp"
 #include "settings/watcher.hpp"
 
 namespace holdfast::service {

@@ -4,9 +4,9 @@
 #include <fstream>
 
 #include "base/system_error.hpp"
-#include "launcher/gatekeeper/check_cli.hpp"
+#include "launcher/gatekeeper/check.hpp"
 #include "launcher/run/launch_record.hpp"
-#include "launcher/run/run_cli.hpp"
+#include "launcher/run/explanation.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "launcher/seccomp/rules.hpp"
 #include "service/answers.hpp"

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -49,5 +50,10 @@ class Watcher {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// One change of the effective settings as `settings watch --json` prints it
+// and the settings service sends it: {initial, digest, revisions (scope →
+// revision, null when absent), scopes (changed), keys (changed, dotted)}.
+nlohmann::json change_json(const SettingsChange& change);
 
 }  // namespace holdfast::settings

@@ -1,7 +1,7 @@
 // A refusal: the launch is stopped before anything is built, and the person
-// is told which path and which rule, and what to do. Admission checks and
-// the argv builder both produce these; nothing falls back to a weaker
-// sandbox.
+// is told which path and which rule, and what to do. Policy parsing,
+// admission (through the mount plan), the host facts and the launch's own
+// checks produce these; nothing falls back to a weaker sandbox.
 #pragma once
 
 #include <stdexcept>
@@ -23,7 +23,8 @@ struct Refusal {
 };
 
 // Thrown by functions that must not return a result for a refused policy
-// (policy_from_settings, build_bwrap_args).
+// (policy_from_settings, plan_mounts, the host facts and the launch when a
+// path changed under them).
 class Refused : public std::runtime_error {
  public:
   explicit Refused(std::vector<Refusal> refusals);

@@ -3,7 +3,7 @@
 saves beside it and the settings files read from disk.
 
 Run one case: python3 -m unittest page_test.PageTest.test_live_cli_save
-(HOLDFAST_BINARY=build/launcher/holdfast; ctest sets it).
+(HOLDFAST_BINARY=build/cli/holdfast; ctest sets it).
 """
 
 import json
@@ -15,7 +15,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import holdfast_page  # noqa: E402
 
-HOLDFAST = os.environ.get("HOLDFAST_BINARY", "build/launcher/holdfast")
+HOLDFAST = os.environ.get("HOLDFAST_BINARY", "build/cli/holdfast")
 # Generous: the machine may be loaded; every wait ends as soon as its
 # condition holds.
 WAIT = 30

@@ -42,7 +42,7 @@ def demo_settings(service):
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "docs/page.png"
-    holdfast = os.environ.get("HOLDFAST_BINARY", "build/launcher/holdfast")
+    holdfast = os.environ.get("HOLDFAST_BINARY", "build/cli/holdfast")
     from selenium.webdriver.support.ui import WebDriverWait
 
     service = holdfast_page.Service(holdfast)

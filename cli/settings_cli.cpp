@@ -1,4 +1,4 @@
-#include "settings/settings_cli.hpp"
+#include "cli/settings_cli.hpp"
 
 #include <unistd.h>
 
@@ -313,21 +313,6 @@ int cmd_watch(const CommonOptions& options, int count) {
 }
 
 }  // namespace
-
-nlohmann::json change_json(const SettingsChange& change) {
-  nlohmann::json revisions = nlohmann::json::object();
-  for (const auto& file : change.snapshot.scopes) {
-    revisions[std::string(scope_name(file.scope))] =
-        file.exists ? nlohmann::json(file.revision) : nlohmann::json();
-  }
-  nlohmann::json scopes = nlohmann::json::array();
-  for (Scope scope : change.changed_scopes) scopes.push_back(std::string(scope_name(scope)));
-  return nlohmann::json{{"initial", change.initial},
-                        {"digest", change.snapshot.digest},
-                        {"revisions", revisions},
-                        {"scopes", scopes},
-                        {"keys", change.changed_keys}};
-}
 
 int run_settings_command(const std::function<int()>& body) {
   try {

@@ -1,15 +1,8 @@
-// `holdfast check [--workspace DIR] [--cwd DIR] [--mode MODE] [--tmp DIR]
-//                 [--json] TOOL [ARGUMENT]`
-//
-// Asks the gatekeeper about one tool call, with the rules of the effective
-// settings, and prints the decision, the rule that decided it and why.
-//
-// Exit codes: 0 allow, 10 ask, 11 deny; 1 error (invalid settings, a rule
-// that does not parse: nothing is decided with a rule set that cannot be
-// read in full); 2 usage.
+// One question to the gatekeeper about one tool call, answered with the
+// rules of the effective settings: what `holdfast check` and the settings
+// service's check route both ask.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -17,14 +10,6 @@
 #include "settings/errors.hpp"
 
 namespace holdfast::gatekeeper {
-
-enum CheckExit : int {
-  check_allow = 0,
-  check_error = 1,
-  check_usage = 2,
-  check_ask = 10,
-  check_deny = 11
-};
 
 // One question to the gatekeeper, as `holdfast check` and the settings
 // service ask it. Empty strings take the defaults: cwd the current
@@ -48,7 +33,5 @@ struct CheckAnswer {
 // UsageError (unknown mode), RuleError, InvalidSettings, SnapshotError, and
 // std::runtime_error when HOME is not an absolute path.
 CheckAnswer answer_check(const CheckQuestion& question);
-
-CLI::App* add_check_cli(CLI::App& app, int& exit_code);
 
 }  // namespace holdfast::gatekeeper

@@ -1,4 +1,4 @@
-#include "launcher/doctor/doctor_cli.hpp"
+#include "cli/doctor_cli.hpp"
 
 #include <iostream>
 

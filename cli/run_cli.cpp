@@ -1,4 +1,4 @@
-#include "launcher/run/run_cli.hpp"
+#include "cli/run_cli.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,6 +13,7 @@
 #include "base/fd.hpp"
 #include "base/files.hpp"
 #include "base/system_error.hpp"
+#include "launcher/run/explanation.hpp"
 #include "launcher/run/launch.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/explain.hpp"
@@ -111,56 +112,6 @@ std::string failure_message(const std::exception_ptr& failure) {
   }
 }
 
-// How the mounts are made and checked, and what holdfast looked for on
-// this host to protect.
-std::string describe_mounts(const LaunchPlan& plan) {
-  const auto& facts = plan.facts;
-  std::string out =
-      "mounts: each bind source is opened once, following no symlink, checked to be the file "
-      "looked at above (device and inode) and passed to bubblewrap as a descriptor; the built "
-      "sandbox is held before the command starts and each mount is checked from outside (at its "
-      "path, no symlink on the way, the file checked, read-only where it must be)\n";
-  out += "repositories below writable directories: " + std::to_string(facts.nested_git.size()) +
-         " found (" + std::to_string(facts.repo_scan.directories) + " directories read" +
-         (facts.repo_scan.complete
-              ? ")"
-              : "; stopped at the limit of " + std::to_string(sandbox::kRepoScanBudget) +
-                    ": repositories deeper than that are not protected)") +
-         "; each is read-only inside\n";
-  for (const auto& git : facts.nested_git) out += "  " + git + "\n";
-  out += "mount operations, in order:\n";
-  for (const auto& op : plan.mounts.ops) out += "  " + sandbox::describe(op) + "\n";
-  out += facts.state_dir ? "state directory: " + facts.state_dir->canonical +
-                               " (launch records; never writable inside)\n"
-                         : std::string(
-                               "state directory: unknown (no HOLDFAST_STATE_DIR, "
-                               "XDG_STATE_HOME or HOME): no launch records, and the "
-                               "mount points below are not removed\n");
-  if (!plan.mounts.created_on_host.empty()) {
-    out +=
-        "mount points bubblewrap creates on the host (empty directories, removed by the last "
-        "launch to end):\n";
-    for (const auto& path : plan.mounts.created_on_host) out += "  " + path + "\n";
-  }
-  return out;
-}
-
-std::string describe_explanation(const LaunchPlan& plan) {
-  std::string out = "settings snapshot " + plan.snapshot.digest + "\n";
-  for (const auto& file : plan.snapshot.scopes) {
-    out += "  " + std::string(settings::scope_name(file.scope)) + ": " + file.path.string() +
-           (file.exists ? " (revision " + std::to_string(file.revision) + ")" : " (absent)") + "\n";
-  }
-  for (const auto& warning : plan.snapshot.effective.warnings) {
-    out += "  " + warning.to_string() + "\n";
-  }
-  out += "\n" + sandbox::explain(plan.policy, &plan.facts);
-  out += "\n" + describe_mounts(plan);
-  out += "\nseccomp filter:\n";
-  for (const auto& line : seccomp::describe_rules(plan.filter)) out += "  " + line + "\n";
-  return out;
-}
-
 // Runs the command without a sandbox. Reached only when bwrap is missing,
 // an operator scope sets security.allowUnconfined, and --require-sandbox
 // was not given.
@@ -203,7 +154,7 @@ int show_plan(const RunOptions& options, const LaunchOptions& launch_options) {
       return refuse(e.what());  // a file the caller named: no doctor hint
     }
   }
-  if (options.explain) std::cout << describe_explanation(plan);
+  if (options.explain) std::cout << explanation_text(plan);
   if (options.dry_run) {
     for (const auto& arg : plan.argv) std::cout << arg << "\n";
   }
@@ -270,28 +221,6 @@ int run(const RunOptions& options) {
 }
 
 }  // namespace
-
-LaunchPlan plan_for_explanation(const fs::path& workspace) {
-  LaunchOptions options;
-  options.workspace = workspace;
-  options.cwd = workspace;
-  options.command = {"true"};
-  try {
-    options.state_dir = settings::state_dir_from_environment();
-  } catch (const settings::UsageError&) {
-    // No state directory: the explanation says so.
-  }
-  const auto bwrap = locate_bwrap();
-  if (!bwrap) {
-    throw std::runtime_error(
-        "bubblewrap (bwrap) was not found on PATH (or at $HOLDFAST_BWRAP); install it "
-        "(apt-get install bubblewrap)");
-  }
-  options.bwrap_path = *bwrap;
-  return plan_launch(plan_request(options, /*will_run=*/false));
-}
-
-std::string explanation_text(const LaunchPlan& plan) { return describe_explanation(plan); }
 
 CLI::App* add_run_cli(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();

@@ -23,11 +23,6 @@ enum SettingsExit : int {
 // code is stored in `exit_code`.
 CLI::App* add_settings_cli(CLI::App& app, int& exit_code);
 
-// One change of the effective settings as `settings watch --json` prints it
-// and the settings service sends it: {initial, digest, revisions (scope →
-// revision, null when absent), scopes (changed), keys (changed, dotted)}.
-nlohmann::json change_json(const SettingsChange& change);
-
 // Runs `body`, printing any settings error on stderr with the "holdfast:"
 // prefix, and returns the matching exit code.
 int run_settings_command(const std::function<int()>& body);

@@ -3,11 +3,11 @@
 #include <iostream>
 #include <string_view>
 
-#include "launcher/doctor/doctor_cli.hpp"
-#include "launcher/gatekeeper/check_cli.hpp"
-#include "launcher/run/run_cli.hpp"
-#include "service/serve_command.hpp"
-#include "settings/settings_cli.hpp"
+#include "cli/doctor_cli.hpp"
+#include "cli/check_cli.hpp"
+#include "cli/run_cli.hpp"
+#include "cli/serve_command.hpp"
+#include "cli/settings_cli.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "service/serve_command.hpp"
+#include "cli/serve_command.hpp"
 
 #include <unistd.h>
 

@@ -1,0 +1,87 @@
+#include "launcher/run/explanation.hpp"
+
+#include <stdexcept>
+
+#include "launcher/sandbox/explain.hpp"
+#include "launcher/seccomp/filter.hpp"
+#include "settings/scopes.hpp"
+
+namespace holdfast::launcher {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// How the mounts are made and checked, and what holdfast looked for on
+// this host to protect.
+std::string describe_mounts(const LaunchPlan& plan) {
+  const auto& facts = plan.facts;
+  std::string out =
+      "mounts: each bind source is opened once, following no symlink, checked to be the file "
+      "looked at above (device and inode) and passed to bubblewrap as a descriptor; the built "
+      "sandbox is held before the command starts and each mount is checked from outside (at its "
+      "path, no symlink on the way, the file checked, read-only where it must be)\n";
+  out += "repositories below writable directories: " + std::to_string(facts.nested_git.size()) +
+         " found (" + std::to_string(facts.repo_scan.directories) + " directories read" +
+         (facts.repo_scan.complete
+              ? ")"
+              : "; stopped at the limit of " + std::to_string(sandbox::kRepoScanBudget) +
+                    ": repositories deeper than that are not protected)") +
+         "; each is read-only inside\n";
+  for (const auto& git : facts.nested_git) out += "  " + git + "\n";
+  out += "mount operations, in order:\n";
+  for (const auto& op : plan.mounts.ops) out += "  " + sandbox::describe(op) + "\n";
+  out += facts.state_dir ? "state directory: " + facts.state_dir->canonical +
+                               " (launch records; never writable inside)\n"
+                         : std::string(
+                               "state directory: unknown (no HOLDFAST_STATE_DIR, "
+                               "XDG_STATE_HOME or HOME): no launch records, and the "
+                               "mount points below are not removed\n");
+  if (!plan.mounts.created_on_host.empty()) {
+    out +=
+        "mount points bubblewrap creates on the host (empty directories, removed by the last "
+        "launch to end):\n";
+    for (const auto& path : plan.mounts.created_on_host) out += "  " + path + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string explanation_text(const LaunchPlan& plan) {
+  std::string out = "settings snapshot " + plan.snapshot.digest + "\n";
+  for (const auto& file : plan.snapshot.scopes) {
+    out += "  " + std::string(settings::scope_name(file.scope)) + ": " + file.path.string() +
+           (file.exists ? " (revision " + std::to_string(file.revision) + ")" : " (absent)") + "\n";
+  }
+  for (const auto& warning : plan.snapshot.effective.warnings) {
+    out += "  " + warning.to_string() + "\n";
+  }
+  out += "\n" + sandbox::explain(plan.policy, &plan.facts);
+  out += "\n" + describe_mounts(plan);
+  out += "\nseccomp filter:\n";
+  for (const auto& line : seccomp::describe_rules(plan.filter)) out += "  " + line + "\n";
+  return out;
+}
+
+LaunchPlan plan_for_explanation(const fs::path& workspace) {
+  LaunchOptions options;
+  options.workspace = workspace;
+  options.cwd = workspace;
+  options.command = {"true"};
+  try {
+    options.state_dir = settings::state_dir_from_environment();
+  } catch (const settings::UsageError&) {
+    // No state directory: the explanation says so.
+  }
+  const auto bwrap = locate_bwrap();
+  if (!bwrap) {
+    throw std::runtime_error(
+        "bubblewrap (bwrap) was not found on PATH (or at $HOLDFAST_BWRAP); install it "
+        "(apt-get install bubblewrap)");
+  }
+  options.bwrap_path = *bwrap;
+  return plan_launch(plan_request(options, /*will_run=*/false));
+}
+
+}  // namespace holdfast::launcher
