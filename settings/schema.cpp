@@ -111,6 +111,10 @@ constexpr const char* kSchemaText = R"json({
         "allowUnconfined": {
           "description": "Permit running commands without a sandbox when the host cannot provide one. Off unless set.",
           "type": "boolean"
+        },
+        "requireLandlock": {
+          "description": "Refuse every launch on a host without Landlock, the sandbox's second layer (by default it is used where the kernel has it).",
+          "type": "boolean"
         }
       }
     },
@@ -128,15 +132,23 @@ constexpr const char* kSchemaText = R"json({
 
 std::string type_of(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::object: return "object";
-    case nlohmann::json::value_t::array: return "array";
-    case nlohmann::json::value_t::string: return "string";
-    case nlohmann::json::value_t::boolean: return "boolean";
+    case nlohmann::json::value_t::object:
+      return "object";
+    case nlohmann::json::value_t::array:
+      return "array";
+    case nlohmann::json::value_t::string:
+      return "string";
+    case nlohmann::json::value_t::boolean:
+      return "boolean";
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned: return "integer";
-    case nlohmann::json::value_t::number_float: return "number";
-    case nlohmann::json::value_t::null: return "null";
-    default: return "value";
+    case nlohmann::json::value_t::number_unsigned:
+      return "integer";
+    case nlohmann::json::value_t::number_float:
+      return "number";
+    case nlohmann::json::value_t::null:
+      return "null";
+    default:
+      return "value";
   }
 }
 
@@ -260,8 +272,8 @@ class Validator {
         return;
       }
       if (!expected.empty()) expected += " or ";
-      expected += alternative.contains("enum") ? "one of " + join_enum(alternative["enum"])
-                                               : article(type);
+      expected +=
+          alternative.contains("enum") ? "one of " + join_enum(alternative["enum"]) : article(type);
     }
     report(Severity::error, path, "expected " + expected + ", found " + describe_found(value));
   }
@@ -271,7 +283,8 @@ class Validator {
     if (const auto it = locations_.find(to_pointer(path)); it != locations_.end()) {
       location = it->second;
     }
-    diagnostics_.push_back(Diagnostic{severity, file_, location, to_dotted(path), std::move(message)});
+    diagnostics_.push_back(
+        Diagnostic{severity, file_, location, to_dotted(path), std::move(message)});
   }
 
   const LocationIndex& locations_;
@@ -292,8 +305,9 @@ std::vector<Diagnostic> validate(const nlohmann::json& document, const LocationI
   if (!document.is_object()) {
     Location location;
     if (const auto it = locations.find(""); it != locations.end()) location = it->second;
-    return {Diagnostic{Severity::error, file, location, "",
-                       "expected a JSON object at the top level, found " + describe_found(document)}};
+    return {
+        Diagnostic{Severity::error, file, location, "",
+                   "expected a JSON object at the top level, found " + describe_found(document)}};
   }
   validator.check(settings_schema(), document, {});
   return validator.take();

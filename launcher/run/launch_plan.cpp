@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "base/system_error.hpp"
+#include "launcher/landlock/second_layer.hpp"
+#include "launcher/run/launch_directories.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
@@ -28,6 +30,7 @@ std::vector<int> LaunchPlan::inherited_fds() const {
   if (seccomp_fd.valid()) fds.push_back(seccomp_fd.get());
   if (gate) fds.push_back(gate->program_fd());
   if (empty_file_fd.valid()) fds.push_back(empty_file_fd.get());
+  if (landlock_helper_fd.valid()) fds.push_back(landlock_helper_fd.get());
   for (const auto& fd : bind_sources.fds) fds.push_back(fd.get());
   return fds;
 }
@@ -71,15 +74,34 @@ std::optional<std::string> locate_bwrap() {
 LaunchPlan plan_launch(const LaunchRequest& request) {
   LaunchPlan plan;
   auto start = Clock::now();
-  plan.scope_paths = settings::scope_paths_from_environment(request.workspace);
+  // The workspace and the cwd, each opened once; everything after names
+  // them by what the kernel says those descriptors are.
+  std::optional<LaunchDirectories> directories =
+      open_launch_directories(request.workspace, request.cwd);
+  std::filesystem::path workspace = request.workspace;
+  std::filesystem::path cwd = request.cwd;
+  if (directories) {
+    workspace = directories->workspace.canonical;
+    cwd = directories->cwd.canonical;
+  } else {
+    // One of them is missing: admission says which, by name.
+    if (cwd.empty()) cwd = std::filesystem::current_path();
+    if (workspace.empty()) workspace = cwd;
+  }
+  plan.scope_paths = settings::scope_paths_from_environment(workspace);
   plan.snapshot = settings::take_snapshot(plan.scope_paths, request.snapshot_options);
   plan.timings.snapshot = since(start);
 
   start = Clock::now();
   plan.policy = sandbox::policy_from_settings(plan.snapshot.effective);
   sandbox::FactsRequest facts_request;
-  facts_request.workspace = request.workspace;
-  facts_request.cwd = request.cwd;
+  facts_request.workspace = workspace;
+  facts_request.cwd = cwd;
+  if (directories) {
+    facts_request.workspace_id = directories->workspace.id;
+    facts_request.cwd_id = directories->cwd.id;
+    facts_request.cwd_within_workspace = directories->cwd_within_workspace;
+  }
   facts_request.scope_paths = plan.scope_paths;
   facts_request.state_dir = request.state_dir;
   for (const auto& file : plan.snapshot.scopes) {
@@ -90,7 +112,12 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
   plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
   if (request.will_run) {
-    plan.bind_sources = open_bind_sources(plan.mounts.bind_sources, plan.facts.identities);
+    // The workspace is bound from the descriptor it was opened as.
+    std::map<std::string, base::UniqueFd> opened;
+    if (directories)
+      opened.emplace(directories->workspace.canonical, std::move(directories->workspace.fd));
+    plan.bind_sources =
+        open_bind_sources(plan.mounts.bind_sources, plan.facts.identities, std::move(opened));
   }
   if (plan.mounts.needs_empty_file) {
     plan.empty_file_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
@@ -99,6 +126,22 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
     }
   }
   plan.timings.policy = since(start);
+
+  // The second layer, from the same mount plan; its helper runs first
+  // inside the sandbox and then executes the command.
+  start = Clock::now();
+  plan.landlock_required = landlock::required_by(plan.snapshot.effective);
+  plan.landlock_abi = landlock::launch_abi(plan.landlock_required);
+  plan.landlock = landlock::plan_landlock(plan.policy, plan.mounts);
+  std::vector<std::string> command = request.command;
+  if (plan.landlock_abi > 0 && !command.empty()) {
+    plan.landlock_helper_fd = landlock::helper_memfd();
+    auto helper =
+        landlock::helper_argv(plan.landlock, plan.landlock_abi,
+                              "/proc/self/fd/" + std::to_string(plan.landlock_helper_fd.get()));
+    command.insert(command.begin(), helper.begin(), helper.end());
+  }
+  plan.timings.landlock = since(start);
 
   start = Clock::now();
   plan.filter = filter_options_for(plan.policy);
@@ -117,8 +160,7 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
   if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
-  plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, request.command,
-                                        build);
+  plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, command, build);
   plan.timings.policy += since(start);
   return plan;
 }

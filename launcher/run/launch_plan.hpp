@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/fd.hpp"
+#include "launcher/landlock/landlock_plan.hpp"
 #include "launcher/run/bind_sources.hpp"
 #include "launcher/run/start_gate.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
@@ -24,8 +25,11 @@
 namespace holdfast::launcher {
 
 struct LaunchRequest {
-  std::filesystem::path workspace;  // absolute
-  std::filesystem::path cwd;        // absolute, the caller's logical cwd
+  // Absolute; empty: the cwd. Opened once (launch_directories.hpp).
+  std::filesystem::path workspace;
+  // Absolute; empty: this process's current directory itself. Opened once,
+  // and must lie in the workspace by identity.
+  std::filesystem::path cwd;
   std::vector<std::string> command;
   std::string bwrap_path;  // located beforehand (locate_bwrap)
   settings::SnapshotOptions snapshot_options;
@@ -43,6 +47,7 @@ struct LaunchTimings {
   std::chrono::microseconds policy{0};       // policy, host facts, admission, bind sources, argv
   std::chrono::microseconds seccomp{0};      // program (baked or built) into its memfd or gate
   std::chrono::microseconds mount_check{0};  // the built sandbox checked at the start gate
+  std::chrono::microseconds landlock{0};     // the second layer planned, its helper in a memfd
 };
 
 struct LaunchPlan {
@@ -61,6 +66,14 @@ struct LaunchPlan {
   // bubblewrap creates on the host (MountPointCleanup).
   sandbox::MountPlan mounts;
   BindSources bind_sources;  // the checked descriptors of every bind
+  // The second layer (launcher/landlock): the rules, the ABI they are
+  // applied with (0: Landlock is not available, the launch relies on the
+  // mounts alone), whether an operator requires it, and the helper that
+  // applies them inside (a sealed memfd, run as /proc/self/fd/N).
+  landlock::Plan landlock;
+  int landlock_abi = 0;
+  bool landlock_required = false;
+  base::UniqueFd landlock_helper_fd;
   LaunchTimings timings;
 
   // The descriptors bwrap must inherit.

@@ -64,8 +64,10 @@ std::optional<std::string> read_gitdir(const std::string& git_file) {
 // Records what `path` is now; a path met before as another file (a
 // directory since swapped for a symlink, say) makes the facts disagree
 // with each other, and the launch is refused rather than built from both.
-void remember(std::map<std::string, FileId>* identities, const std::string& path,
+void remember(std::map<std::string, FileId>* identities,
+              std::map<std::string, Ownership>* ownership, const std::string& path,
               const struct stat& st) {
+  if (ownership != nullptr) (*ownership)[path] = Ownership{st.st_uid, st.st_gid, st.st_mode};
   if (identities == nullptr) return;
   const FileId id{st.st_dev, st.st_ino};
   const auto [it, inserted] = identities->emplace(path, id);
@@ -79,7 +81,8 @@ void remember(std::map<std::string, FileId>* identities, const std::string& path
 
 }  // namespace
 
-PathFacts probe_path(const std::string& absolute_path, std::map<std::string, FileId>* identities) {
+PathFacts probe_path(const std::string& absolute_path, std::map<std::string, FileId>* identities,
+                     std::map<std::string, Ownership>* ownership) {
   PathFacts facts;
   facts.path = absolute_path;
   struct Item {
@@ -95,7 +98,7 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
   int hops = 0;
   struct stat last {};
   if (::lstat("/", &last) != 0) base::throw_errno("lstat", "/");
-  remember(identities, "/", last);
+  remember(identities, ownership, "/", last);
   while (!todo.empty()) {
     const Item item = todo.front();
     todo.pop_front();
@@ -116,7 +119,7 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
       current = next;
       continue;
     }
-    remember(identities, next, st);
+    remember(identities, ownership, next, st);
     if (!S_ISLNK(st.st_mode)) {
       current = next;
       last = st;
@@ -265,6 +268,9 @@ std::string read_gitmodules(const std::string& dir) {
 
 HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
   HostFacts facts;
+  facts.cwd_within_workspace = request.cwd_within_workspace;
+  facts.caller_uid = ::geteuid();
+  facts.caller_gid = ::getegid();
   const auto absolute = [&](const std::filesystem::path& p) {
     const std::filesystem::path full = p.is_absolute() ? p : request.cwd / p;
     // No lexical clean-up: probe_path drops "." and empty components and
@@ -272,7 +278,7 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     return full.string();
   };
   const auto probe_once = [&](const std::string& path) {
-    return probe_path(path, &facts.identities);
+    return probe_path(path, &facts.identities, &facts.ownership);
   };
   const auto probe = [&](const std::string& path) -> const PathFacts& {
     auto it = facts.paths.find(path);
@@ -280,6 +286,8 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     return it->second;
   };
 
+  if (request.workspace_id) facts.identities[absolute(request.workspace)] = *request.workspace_id;
+  if (request.cwd_id) facts.identities[absolute(request.cwd)] = *request.cwd_id;
   facts.workspace = probe_once(absolute(request.workspace));
   facts.cwd = probe_once(absolute(request.cwd));
   facts.tokens.workspace = facts.workspace.canonical;
@@ -384,6 +392,7 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     }
   }
   if (!tmp_named) denied.emplace_back("/tmp");  // the private /tmp hides the host's
+  for (const auto special : kMaskedSpecialFiles) probe(std::string(special));
   for (const auto& path : submount_paths_to_probe(facts.mounts, entries, denied)) probe(path);
 
   std::vector<std::pair<std::string, std::string>> environment;

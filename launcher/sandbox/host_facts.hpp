@@ -35,6 +35,15 @@ struct FileId {
   bool operator==(const FileId&) const = default;
 };
 
+// Who owns a file met while probing, and its mode: whether another local
+// user can move or remove what a mount stands on (mount_point_owners.hpp).
+struct Ownership {
+  uid_t owner = 0;
+  gid_t group = 0;
+  mode_t mode = 0;  // st_mode: type and permission bits
+  bool operator==(const Ownership&) const = default;
+};
+
 // A symlink met while canonicalising: `link` is its canonical location,
 // `parent` the canonical directory that holds it (whoever can write there
 // can retarget the link).
@@ -88,6 +97,15 @@ struct HostFacts {
   // canonical path of its directory plus its name). A path met twice as two
   // different files refuses the launch ("path-changed-during-launch").
   std::map<std::string, FileId> identities;
+  // The owner and mode of each of them, by the same paths.
+  std::map<std::string, Ownership> ownership;
+  // False when the cwd's descriptor lies outside the workspace's (by
+  // identity, whatever the names say): admission refuses it.
+  bool cwd_within_workspace = true;
+  // Who launches: another user's files and directories are judged against
+  // these (HostFacts is pure data; gather_host_facts takes geteuid/getegid).
+  uid_t caller_uid = 0;
+  gid_t caller_gid = 0;
   // holdfast's state directory (launch records); none when unknown.
   std::optional<PathFacts> state_dir;
   // The operator settings files the snapshot read.
@@ -113,13 +131,23 @@ bool is_inherited_env(std::string_view name);
 // Names under every writable root that stay read-only.
 inline constexpr std::string_view kProtectedNames[] = {".git", ".holdfast"};
 
+// Special files of the host that take requests from whoever can open them
+// for writing, which the kernel allows through a read-only mount (it skips
+// the read-only check for FIFOs, sockets and devices): masked wherever the
+// sandbox would show them. systemd's initctl FIFO takes runlevel requests
+// (as root: a reboot). Landlock keeps them closed too where the kernel
+// has it.
+inline constexpr std::string_view kMaskedSpecialFiles[] = {"/run/initctl",
+                                                           "/run/systemd/initctl/fifo"};
+
 // Looks at one path. Throws base::SystemError for anything but "does not
 // exist" (EACCES, ELOOP, ...): the launch stops rather than guess. When
 // `identities` is given, records every existing component met, by its
 // canonical path, and throws Refused when one is not what it recorded
 // before.
 PathFacts probe_path(const std::string& absolute_path,
-                     std::map<std::string, FileId>* identities = nullptr);
+                     std::map<std::string, FileId>* identities = nullptr,
+                     std::map<std::string, Ownership>* ownership = nullptr);
 
 // Directory names the search for nested repositories does not enter:
 // .git itself (a repository's insides) and package trees that never hold
@@ -158,6 +186,14 @@ struct FactsRequest {
   // The operator settings files the snapshot read: path and identity.
   std::vector<std::pair<std::filesystem::path, FileId>> settings_files;
   std::size_t repo_scan_budget = kRepoScanBudget;
+  // The files the workspace and the cwd were opened as, when the launch
+  // opened them (launcher/run/launch_directories.hpp): their paths must
+  // still name them, or the launch is refused.
+  std::optional<FileId> workspace_id;
+  std::optional<FileId> cwd_id;
+  // False when the cwd was found outside the workspace by identity (".."
+  // from its descriptor never met the workspace).
+  bool cwd_within_workspace = true;
 };
 
 HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request);

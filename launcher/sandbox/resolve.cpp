@@ -29,6 +29,8 @@ std::string_view rule_source_name(RuleSource source) {
       return "mount below a writable path";
     case RuleSource::denied_alias:
       return "denied path shown again by a bind mount";
+    case RuleSource::special_file:
+      return "host special file that takes requests";
   }
   return "entry";
 }
@@ -107,6 +109,17 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
     rules.push_back(Rule{"/tmp", Access::deny, RuleSource::private_tmp, "", Kind::directory});
   }
   for (auto& rule : submount_rules(rules, facts)) rules.push_back(std::move(rule));
+  // Host special files that take requests, wherever they would be shown.
+  for (const auto name : kMaskedSpecialFiles) {
+    const auto it = facts.paths.find(std::string(name));
+    if (it == facts.paths.end() || it->second.kind != Kind::other) continue;
+    const std::string& path = it->second.canonical;
+    const bool named =
+        std::any_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.path == path; });
+    if (named || resolve(rules, path).access == Access::deny) continue;
+    rules.push_back(
+        Rule{path, Access::deny, RuleSource::special_file, std::string(name), Kind::other});
+  }
   return rules;
 }
 

@@ -30,6 +30,7 @@ enum class RuleSource {
   kernel_mount,    // a kernel interface (proc, sysfs, ...) mounted below a bound path: deny
   submount,        // a mount below a writable path that the policy does not name: read
   denied_alias,    // a denied path shown again elsewhere by a bind mount: deny
+  special_file,    // a host special file that takes requests (kMaskedSpecialFiles): deny
 };
 
 // A rule that keeps a repository's git data read-only (git runs what it says).

@@ -1,0 +1,263 @@
+// holdfast-landlock: the first program inside the sandbox. bubblewrap runs
+// it instead of the command, after every mount is made and the start gate
+// has checked them, with the seccomp filter already loaded; it builds the
+// launch's Landlock ruleset from the paths as the sandbox shows them,
+// restricts itself, and executes the command, which inherits the
+// restriction for good. (A Landlock-restricted process cannot mount, so
+// this cannot happen before bubblewrap; nothing but this program runs in
+// between.) holdfast embeds it and hands it over as a sealed memfd
+// (/proc/self/fd/N), so nothing on the host's filesystem is executed.
+//
+//   holdfast-landlock --abi N [--tcp-closed] [--scope SCOPES]
+//                     [--beneath RIGHTS PATH]...
+//                     [--split RIGHTS ENTRY-RIGHTS PATH COUNT NAME...]...
+//                     -- COMMAND ARGS...
+//
+// RIGHTS are letters (helper_argv.hpp): x execute, w write, r read, l list,
+// e remove-dir, u remove-file, C make-char, D make-dir, R make-reg,
+// S make-sock, F make-fifo, B make-block, Y make-sym, f refer, t truncate,
+// i ioctl-dev; "-" for none. --beneath grants RIGHTS on PATH and below;
+// --split grants RIGHTS there and ENTRY-RIGHTS on and below each entry of
+// PATH but the COUNT names that follow (they have rules of their own).
+// SCOPES: a (abstract Unix sockets), s (signals). Standard input, output
+// and error keep what they were opened for: a terminal or file handed in
+// may be reopened through /proc/self/fd with the same access.
+//
+// Exit status when the command does not start: 125 when the rules cannot
+// be applied, 127 when the command is not found, 126 when it cannot be
+// executed; each with a message that starts with "holdfast:".
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "launcher/landlock/rights.hpp"
+
+namespace {
+
+using holdfast::landlock::Rights;
+namespace ll = holdfast::landlock;
+
+constexpr int kCannotApply = 125;
+
+void say(std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(2, text.data(), text.size());
+    if (n <= 0) return;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+[[noreturn]] void fail(std::string_view what, std::string_view path, int error, int status) {
+  say("holdfast: ");
+  say(what);
+  if (!path.empty()) {
+    say(" ");
+    say(path);
+  }
+  if (error != 0) {
+    say(": ");
+    say(std::strerror(error));
+  }
+  say(status == kCannotApply ? "; the command did not run (holdfast doctor says what this host's "
+                               "Landlock supports)\n"
+                             : "\n");
+  ::_exit(status);
+}
+
+[[noreturn]] void usage(std::string_view what) {
+  fail("holdfast-landlock: bad arguments:", what, 0, kCannotApply);
+}
+
+bool parse_rights(std::string_view text, Rights& rights) {
+  rights = 0;
+  if (text == "-") return true;
+  for (const char c : text) {
+    const char* at = std::strchr(ll::kRightLetters, c);
+    if (at == nullptr || c == '\0') return false;
+    rights |= Rights{1} << (at - ll::kRightLetters);
+  }
+  return true;
+}
+
+int parse_count(std::string_view text) {
+  int value = 0;
+  if (text.empty() || text.size() > 6) return -1;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return -1;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+class Ruleset {
+ public:
+  Ruleset(int abi, bool tcp_closed, Rights scopes) : handled_(ll::filesystem_rights(abi)) {
+    ll::RulesetAttr attr;
+    attr.handled_access_fs = handled_;
+    if (abi >= 4 && tcp_closed) attr.handled_access_net = ll::kBindTcp | ll::kConnectTcp;
+    if (abi >= 6) attr.scoped = scopes;
+    fd_ = static_cast<int>(
+        ::syscall(SYS_landlock_create_ruleset, &attr, ll::ruleset_attr_size(abi), 0U));
+    if (fd_ < 0) fail("cannot create the Landlock ruleset", "", errno, kCannotApply);
+  }
+
+  // Grants `rights` (those the kernel handles; file rights only on a file
+  // that is not a directory) on what `fd` is, and below it. A file Landlock
+  // cannot name (on an internal filesystem: a memfd, a pipe) needs no rule
+  // when `optional`: Landlock does not restrict those.
+  void grant(int fd, Rights rights, std::string_view name, bool optional = false) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) fail("cannot stat", name, errno, kCannotApply);
+    if (S_ISLNK(st.st_mode)) return;  // its target has a rule of its own, or none
+    rights &= handled_;
+    if (!S_ISDIR(st.st_mode)) rights &= ll::kFileRights;
+    if (rights == 0) return;
+    const ll::PathBeneathAttr attr{rights, fd};
+    if (::syscall(SYS_landlock_add_rule, fd_, ll::kRulePathBeneath, &attr, 0U) != 0) {
+      if (optional && errno == EBADFD) return;
+      fail("cannot add the Landlock rule for", name, errno, kCannotApply);
+    }
+  }
+
+  void restrict_self() {
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+      fail("cannot set no_new_privs", "", errno, kCannotApply);
+    }
+    if (::syscall(SYS_landlock_restrict_self, fd_, 0U) != 0) {
+      fail("cannot restrict the sandbox with Landlock", "", errno, kCannotApply);
+    }
+    ::close(fd_);
+  }
+
+ private:
+  Rights handled_;
+  int fd_ = -1;
+};
+
+// A path the plan names; gone inside the sandbox, it needs no rule.
+void grant_beneath(Ruleset& ruleset, const char* path, Rights rights) {
+  const int fd = ::open(path, O_PATH | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return;
+    fail("cannot open", path, errno, kCannotApply);
+  }
+  ruleset.grant(fd, rights, path);
+  ::close(fd);
+}
+
+void grant_split(Ruleset& ruleset, const char* path, Rights here, Rights entries, char* const* skip,
+                 int skip_count) {
+  const int dir = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) {
+    if (errno == ENOENT) return;
+    fail("cannot open", path, errno, kCannotApply);
+  }
+  ruleset.grant(dir, here, path);
+  alignas(8) char buffer[16384];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir, buffer, sizeof buffer);
+    if (n < 0) fail("cannot list", path, errno, kCannotApply);
+    if (n == 0) break;
+    for (long at = 0; at < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at);
+      at += entry->d_reclen;
+      const std::string_view name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      bool skipped = false;
+      for (int i = 0; i < skip_count && !skipped; ++i) skipped = name == skip[i];
+      if (skipped) continue;
+      const int fd = ::openat(dir, entry->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) {
+        if (errno == ENOENT) continue;  // gone since it was listed
+        fail("cannot open an entry of", path, errno, kCannotApply);
+      }
+      ruleset.grant(fd, entries, path);
+      ::close(fd);
+    }
+  }
+  ::close(dir);
+}
+
+// Standard input, output and error: what a caller handed in keeps the
+// access it was opened with when reopened through /proc/self/fd.
+void grant_standard_descriptors(Ruleset& ruleset) {
+  for (int fd = 0; fd <= 2; ++fd) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    struct stat st {};
+    if (flags < 0 || ::fstat(fd, &st) != 0) continue;
+    if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) continue;  // pipes, sockets: no path
+    const int mode = flags & O_ACCMODE;
+    Rights rights = 0;
+    if (mode == O_RDONLY || mode == O_RDWR) rights |= ll::kReadFile;
+    if (mode == O_WRONLY || mode == O_RDWR) rights |= ll::kWriteFile | ll::kTruncate;
+    if (S_ISCHR(st.st_mode)) rights |= ll::kIoctlDev;
+    ruleset.grant(fd, rights, "a standard descriptor", /*optional=*/true);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int abi = -1;
+  bool tcp_closed = false;
+  Rights scopes = 0;
+  int at = 1;
+  // The options that shape the ruleset come first.
+  for (; at < argc; ++at) {
+    const std::string_view arg = argv[at];
+    if (arg == "--abi" && at + 1 < argc) {
+      abi = parse_count(argv[++at]);
+    } else if (arg == "--tcp-closed") {
+      tcp_closed = true;
+    } else if (arg == "--scope" && at + 1 < argc) {
+      for (const char c : std::string_view(argv[++at])) {
+        if (c == 'a')
+          scopes |= ll::kScopeAbstractUnixSocket;
+        else if (c == 's')
+          scopes |= ll::kScopeSignal;
+        else
+          usage(argv[at]);
+      }
+    } else {
+      break;
+    }
+  }
+  if (abi < 1) usage("--abi");
+  Ruleset ruleset(abi, tcp_closed, scopes);
+  for (; at < argc; ++at) {
+    const std::string_view arg = argv[at];
+    if (arg == "--") break;
+    Rights here = 0;
+    Rights entries = 0;
+    if (arg == "--beneath" && at + 2 < argc && parse_rights(argv[at + 1], here)) {
+      grant_beneath(ruleset, argv[at + 2], here);
+      at += 2;
+    } else if (arg == "--split" && at + 4 < argc && parse_rights(argv[at + 1], here) &&
+               parse_rights(argv[at + 2], entries)) {
+      const int count = parse_count(argv[at + 4]);
+      if (count < 0 || at + 4 + count >= argc) usage(argv[at + 4]);
+      grant_split(ruleset, argv[at + 3], here, entries, argv + at + 5, count);
+      at += 4 + count;
+    } else {
+      usage(arg);
+    }
+  }
+  if (at >= argc || at + 1 >= argc) usage("no command after --");
+  grant_standard_descriptors(ruleset);
+  ruleset.restrict_self();
+  // The command sees 0, 1 and 2 only (this program's own memfd included
+  // goes).
+  ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+  char** command = argv + at + 1;
+  ::execvp(command[0], command);
+  const int error = errno;
+  fail("cannot execute", command[0], error, error == ENOENT ? 127 : 126);
+}
