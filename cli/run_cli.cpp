@@ -166,9 +166,10 @@ int run(const RunOptions& options) {
     return refuse("no command given; write it after --, e.g. holdfast run -- make test");
   }
   LaunchOptions launch_options;
-  launch_options.cwd = options.cwd.empty() ? logical_cwd() : fs::absolute(options.cwd);
-  launch_options.workspace =
-      options.workspace.empty() ? launch_options.cwd : fs::absolute(options.workspace);
+  // Named only when given: otherwise the launch takes this process's current
+  // directory itself, not a name another process could swap meanwhile.
+  if (!options.cwd.empty()) launch_options.cwd = fs::absolute(options.cwd);
+  if (!options.workspace.empty()) launch_options.workspace = fs::absolute(options.workspace);
   launch_options.command = options.command;
   launch_options.require_sandbox = options.require_sandbox;
   if (!options.report.empty()) launch_options.report = options.report;
@@ -185,11 +186,13 @@ int run(const RunOptions& options) {
   if (!bwrap) {
     try {
       // Still read the settings: only an operator may allow running unconfined.
-      const auto paths = settings::scope_paths_from_environment(launch_options.workspace);
+      const fs::path cwd = launch_options.cwd.empty() ? logical_cwd() : launch_options.cwd;
+      const auto paths = settings::scope_paths_from_environment(
+          launch_options.workspace.empty() ? cwd : launch_options.workspace);
       const auto snapshot = settings::take_snapshot(paths, launch_options.snapshot_options);
       if (!options.require_sandbox && !options.dry_run && !options.explain &&
           operator_allows_unconfined(snapshot.effective)) {
-        exec_unconfined(options, launch_options.cwd);
+        exec_unconfined(options, cwd);
       }
     } catch (const std::exception&) {
       return refuse(failure_message(std::current_exception()));

@@ -22,8 +22,12 @@
 namespace holdfast::launcher {
 
 struct LaunchOptions {
-  std::filesystem::path workspace;  // absolute
-  std::filesystem::path cwd;        // absolute; the command starts there
+  // Absolute; empty: the cwd. The workspace is opened once and bound from
+  // that descriptor (launch_directories.hpp).
+  std::filesystem::path workspace;
+  // Absolute; the command starts there. Empty: this process's current
+  // directory itself (not its name, which another process could swap).
+  std::filesystem::path cwd;
   std::vector<std::string> command;
   std::string bwrap_path;  // absolute (locate_bwrap)
   // holdfast's state directory (settings::state_dir_from_environment),

@@ -143,9 +143,12 @@ Started RunTest::start(const std::vector<std::string>& args, const Launch& launc
   command.argv.insert(command.argv.end(), args.begin(), args.end());
   command.cwd = launch.cwd.value_or(workspace_);
   command.env = environment(launch);
-  // The logical cwd, as a shell would set it (holdfast honours $PWD when it
-  // names the current directory).
+  // The logical cwd, as a shell would set it.
   command.env["PWD"] = command.cwd->string();
+  if (launch.cwd_fd) {
+    command.cwd.reset();
+    command.cwd_fd = launch.cwd_fd;
+  }
   command.uid = launch.uid;
   command.out = base_ / ("holdfast." + std::to_string(n) + ".out");
   command.err = base_ / ("holdfast." + std::to_string(n) + ".err");
