@@ -95,7 +95,7 @@ void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
                      "use a project directory apart from the settings directories: " + pick});
     }
   }
-  if (!facts.cwd.exists() || !is_within(facts.cwd.canonical, path)) {
+  if (!facts.cwd.exists() || !is_within(facts.cwd.canonical, path) || !facts.cwd_within_workspace) {
     out.push_back({"cwd-outside-workspace", facts.cwd.canonical, "",
                    "the current directory is not inside the workspace " + path,
                    "cd into the workspace, or pass --workspace with a directory that contains "
@@ -155,12 +155,23 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
     if (rule.source != RuleSource::protected_name) continue;
     const PathFacts& f = facts.at(rule.path);
     if (f.link_target) {
-      out.push_back({"protected-name-is-symlink", rule.path, rule.entry,
-                     "the protected name is a symlink (to " + *f.link_target +
-                         ") inside the writable root " + rule.entry +
-                         "; it could be replaced from inside the sandbox",
-                     "replace the symlink with a gitdir: file or a real directory, or make " +
-                         rule.entry + " read-only"});
+      // Another user's symlink in a shared directory: the caller cannot
+      // replace it, its owner can retarget it at any time.
+      const auto owner = facts.ownership.find(rule.path);
+      const bool others = owner != facts.ownership.end() &&
+                          owner->second.owner != facts.caller_uid && owner->second.owner != 0;
+      out.push_back(
+          {"protected-name-is-symlink", rule.path, rule.entry,
+           "the protected name is a symlink (to " + *f.link_target + ") inside the writable root " +
+               rule.entry +
+               (others ? "; it belongs to uid " + std::to_string(owner->second.owner) +
+                             ", who can retarget it at any time, and you may not be able to "
+                             "remove it"
+                       : "; it could be replaced from inside the sandbox"),
+           others ? "ask uid " + std::to_string(owner->second.owner) + " to remove it (rm " +
+                        rule.path + "), or work in a directory only you can write"
+                  : "replace the symlink with a gitdir: file or a real directory, or make " +
+                        rule.entry + " read-only"});
     }
   }
   // Paths read again after this launch must not go through a symlink the

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "launcher/sandbox/admission.hpp"
+#include "launcher/sandbox/mount_point_owners.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "launcher/sandbox/resolve.hpp"
@@ -171,7 +172,7 @@ class Builder {
       // their directory if an ancestor is renamed: nothing to pin.
       if (rule.source == RuleSource::entry || rule.source == RuleSource::private_tmp ||
           rule.source == RuleSource::kernel_mount || rule.source == RuleSource::submount ||
-          rule.source == RuleSource::denied_alias) {
+          rule.source == RuleSource::denied_alias || rule.source == RuleSource::special_file) {
         continue;
       }
       const Rule* ancestor = nearest_ancestor(rules_, path);
@@ -303,8 +304,9 @@ MountPlan plan_mounts(const Policy& policy, const HostFacts& facts) {
   if (auto refusals = check_admission(policy, facts); !refusals.empty()) {
     throw Refused(std::move(refusals));
   }
-  const auto rules = collapse(build_rules(policy, facts));
   MountPlan plan;
+  plan.rules = collapse(build_rules(policy, facts));
+  const auto& rules = plan.rules;
   Builder builder(rules, policy.limits, plan);
   builder.mounts();
   builder.finish(top_level_symlinks(policy, facts));
@@ -325,6 +327,9 @@ MountPlan plan_mounts(const Policy& policy, const HostFacts& facts) {
     if (point != "/" && !is_within(point, "/proc") && !is_within(point, "/dev")) {
       plan.mount_points.push_back(point);
     }
+  }
+  if (auto refusals = check_mount_point_owners(plan, facts); !refusals.empty()) {
+    throw Refused(std::move(refusals));
   }
   return plan;
 }

@@ -28,12 +28,14 @@
 //   5. remount_ro of every masking tmpfs, and of an empty root.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
+#include "launcher/sandbox/resolve.hpp"
 
 namespace holdfast::sandbox {
 
@@ -99,6 +101,9 @@ struct MountPlan {
   // points, as the launch's mount table listed them). /, /proc and /dev
   // (fresh, bubblewrap's own) are not listed.
   std::vector<std::string> mount_points;
+  // The rules the operations implement, one per path (ties decided): what
+  // the second layer (launcher/landlock) is planned from.
+  std::map<std::string, Rule> rules;
   bool operator==(const MountPlan&) const = default;
 };
 
