@@ -6,9 +6,11 @@
 #include <sys/types.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "launcher/run/launch_plan.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "settings/scopes.hpp"
 
@@ -21,6 +23,9 @@ struct Finding {
   Verdict verdict = Verdict::ok;
   std::string summary;  // one line: what was found
   std::string advice;   // what to do; empty when ok
+  // What the summary says, as data ("claims" in --json); null when the
+  // check makes no claim a launch could be held to.
+  nlohmann::json claims;
 };
 
 struct Report {
@@ -34,20 +39,30 @@ struct Report {
 Report examine_host(const settings::ScopePaths& paths);
 
 // Pieces, each a probe of its own (exposed for tests).
-Finding check_bubblewrap(const std::string& bwrap_path);       // version and features
+Finding check_bubblewrap(const std::string& bwrap_path);  // version and features
 // `holdfast run -- /bin/true` in the workspace of `paths`, through the very
-// launch path run takes (launcher::launch), without a launch record.
-Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopePaths& paths);
+// launch path run takes (launcher::launch), without a launch record. The
+// launch's plan, when it got that far, is left in `plan`.
+Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopePaths& paths,
+                           std::optional<launcher::LaunchPlan>* plan = nullptr);
 Finding check_seccomp();
 Finding check_apparmor_userns();
-Finding check_landlock();
+// The kernel's Landlock ABI and what it enforces; with a plan, whether that
+// launch applies it and whether an operator requires it.
+Finding check_landlock(const launcher::LaunchPlan* plan);
 std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths);
 // What the effective policy lets the command reach through Unix sockets:
 // with AF_UNIX allowed, the well-known host sockets that exist here.
 Finding check_unix_sockets(const sandbox::Policy& policy);
-// The protections every launch gets, what root inside means when the caller
-// is root, and the policy's limits (fatal when they could not be enforced).
-Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid);
+// What a launch's sandbox is, read from the very plan `run` makes (its
+// mount operations, rules and bubblewrap argv), so that doctor claims only
+// what the launch does: /proc, /dev and /dev/shm, what /tmp is (private
+// and its size, or the host's, writable or not), the network, the second
+// layer, the mounts below bound paths, the limits.
+nlohmann::json confinement_claims(const launcher::LaunchPlan& plan);
+// Those claims in words, what root inside means when the caller is root,
+// and the policy's limits (fatal when they could not be enforced).
+Finding check_confinement(const launcher::LaunchPlan& plan, uid_t caller_uid);
 
 // "0.8.0" → {0, 8, 0}; empty on a malformed version.
 std::vector<int> parse_version(const std::string& text);
