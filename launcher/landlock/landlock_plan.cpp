@@ -58,7 +58,7 @@ class Planner {
     // extends those to everything below. Its narrower paths are kept by
     // the mount layer alone.
     if (!narrower || (rights & kWriteFile) != 0) {
-      rules_.push_back({path, rights, false, 0, {}});
+      rules_.push_back({path, rights, false, 0, {}, std::nullopt});
       return;
     }
     // The names under `path` on the way to a deeper rule.
@@ -67,7 +67,8 @@ class Planner {
       const std::string rest = path == "/" ? deep.substr(1) : deep.substr(path.size() + 1);
       skip.insert(rest.substr(0, rest.find('/')));
     }
-    rules_.push_back({path, rights & kSplitKeeps, true, rights, {skip.begin(), skip.end()}});
+    rules_.push_back(
+        {path, rights & kSplitKeeps, true, rights, {skip.begin(), skip.end()}, std::nullopt});
     for (const auto& name : skip) {
       const std::string child = sandbox::join_path(path, name);
       if (!wanted_.contains(child)) emit(child, rights);  // the way down
@@ -80,8 +81,10 @@ class Planner {
 
 }  // namespace
 
-Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& mounts) {
+Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& mounts,
+                   const std::map<std::string, sandbox::FileId>* identities) {
   std::map<std::string, Rights> wanted;
+  std::set<std::string> host_paths;  // rules on host content, which can be pinned
   for (const auto& [path, rule] : mounts.rules) {
     // A masked kernel interface is no content of the policy's: the mask is
     // checked at the start gate.
@@ -91,6 +94,9 @@ Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& moun
       continue;
     }
     wanted[path] = rights_of(rule);
+    if (rule.source != RuleSource::private_tmp && rule.kind != sandbox::Kind::missing) {
+      host_paths.insert(path);
+    }
   }
   // /dev and /proc are always fresh (the mount plan's first operations).
   wanted["/dev"] = kDevices;
@@ -98,6 +104,11 @@ Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& moun
   wanted["/proc"] = kRead;
   Plan plan;
   plan.rules = Planner(std::move(wanted)).plan();
+  for (auto& rule : plan.rules) {
+    if (identities == nullptr || rule.split || !host_paths.contains(rule.path)) continue;
+    if (sandbox::is_within(rule.path, "/dev") || sandbox::is_within(rule.path, "/proc")) continue;
+    if (const auto it = identities->find(rule.path); it != identities->end()) rule.id = it->second;
+  }
   plan.tcp_closed = policy.network == sandbox::Network::closed;
   plan.scopes = kScopeSignal;
   if (policy.unix_sockets != sandbox::UnixSockets::allow) plan.scopes |= kScopeAbstractUnixSocket;

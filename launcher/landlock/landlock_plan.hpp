@@ -32,6 +32,8 @@
 // paths need no rule of their own (the mask is checked at the start gate).
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +61,11 @@ struct PathRule {
   bool split = false;
   Rights entries = 0;
   std::vector<std::string> skip;
+  // What the path must be when the rule is added (device and inode, as the
+  // host facts met it): a host directory renamed while the sandbox started
+  // would otherwise take the rule to another object. None for what the
+  // sandbox makes itself (/dev, /proc, the private /tmp) or never met.
+  std::optional<sandbox::FileId> id;
   bool operator==(const PathRule&) const = default;
 };
 
@@ -70,7 +77,10 @@ struct Plan {
 };
 
 // The second layer for a launch with `policy` and its mount plan.
-Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& mounts);
+// `identities` (HostFacts::identities, when given) pins each unsplit rule
+// on a host path to the file the launch checked there.
+Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& mounts,
+                   const std::map<std::string, sandbox::FileId>* identities = nullptr);
 
 // "rwx" ... for a rights set, in the letters the helper reads; "-" for none.
 std::string rights_letters(Rights rights);

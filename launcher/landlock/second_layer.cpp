@@ -22,6 +22,11 @@ namespace holdfast::landlock {
 
 namespace {
 
+// "DEV:INO", as the helper reads an identity.
+std::string identity(const sandbox::FileId& id) {
+  return std::to_string(id.device) + ":" + std::to_string(id.inode);
+}
+
 std::string_view helper_program() {
   return {holdfast_landlock_helper_start,
           static_cast<std::size_t>(holdfast_landlock_helper_end - holdfast_landlock_helper_start)};
@@ -76,8 +81,17 @@ int choose_abi(int kernel, bool embedded, bool required, std::string why) {
   return std::min(abi, kNewestAbi);
 }
 
-std::vector<std::string> helper_argv(const Plan& plan, int abi, const std::string& helper_path) {
+std::vector<std::string> helper_argv(const Plan& plan, int abi, const std::string& helper_path,
+                                     const std::optional<sandbox::FileId>& cwd) {
   std::vector<std::string> argv = {helper_path, "--abi", std::to_string(abi)};
+  if (cwd) {
+    argv.insert(argv.end(),
+                {"--cwd", std::to_string(cwd->device) + ":" + std::to_string(cwd->inode)});
+  }
+  if (abi == 0) {
+    argv.emplace_back("--");
+    return argv;
+  }
   if (plan.tcp_closed) argv.emplace_back("--tcp-closed");
   if (plan.scopes != 0) {
     std::string scopes;
@@ -86,6 +100,11 @@ std::vector<std::string> helper_argv(const Plan& plan, int abi, const std::strin
     argv.insert(argv.end(), {"--scope", scopes});
   }
   for (const auto& rule : plan.rules) {
+    if (!rule.split && rule.id) {
+      argv.insert(argv.end(),
+                  {"--beneath-id", rights_letters(rule.here), identity(*rule.id), rule.path});
+      continue;
+    }
     if (!rule.split) {
       argv.insert(argv.end(), {"--beneath", rights_letters(rule.here), rule.path});
       continue;

@@ -10,11 +10,13 @@
 // operator scope) refuses such a launch.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/fd.hpp"
 #include "launcher/landlock/landlock_plan.hpp"
+#include "launcher/sandbox/host_facts.hpp"
 #include "settings/merge.hpp"
 
 namespace holdfast::landlock {
@@ -37,9 +39,11 @@ int choose_abi(int kernel, bool embedded, bool required, std::string why);
 int launch_abi(bool required);
 
 // The helper's part of the command: `helper_path` (/proc/self/fd/N) and
-// its options for `plan` under `abi`, up to and including the "--" before
-// the command.
-std::vector<std::string> helper_argv(const Plan& plan, int abi, const std::string& helper_path);
+// its options for `plan` under `abi` (0: no Landlock rules), with the
+// identity the command's directory must have (`cwd`, when given), up to and
+// including the "--" before the command.
+std::vector<std::string> helper_argv(const Plan& plan, int abi, const std::string& helper_path,
+                                     const std::optional<sandbox::FileId>& cwd = std::nullopt);
 
 // The embedded helper in a sealed memfd, close-on-exec. Throws
 // base::SystemError.

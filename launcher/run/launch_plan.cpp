@@ -128,17 +128,21 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   plan.timings.policy = since(start);
 
   // The second layer, from the same mount plan; its helper runs first
-  // inside the sandbox and then executes the command.
+  // inside the sandbox (also without Landlock: it checks that bubblewrap's
+  // --chdir, a name, entered the cwd the launch opened) and then executes
+  // the command.
   start = Clock::now();
   plan.landlock_required = landlock::required_by(plan.snapshot.effective);
   plan.landlock_abi = landlock::launch_abi(plan.landlock_required);
-  plan.landlock = landlock::plan_landlock(plan.policy, plan.mounts);
+  plan.landlock = landlock::plan_landlock(plan.policy, plan.mounts, &plan.facts.identities);
   std::vector<std::string> command = request.command;
-  if (plan.landlock_abi > 0 && !command.empty()) {
+  if (landlock::helper_embedded() && !command.empty()) {
     plan.landlock_helper_fd = landlock::helper_memfd();
-    auto helper =
-        landlock::helper_argv(plan.landlock, plan.landlock_abi,
-                              "/proc/self/fd/" + std::to_string(plan.landlock_helper_fd.get()));
+    std::optional<sandbox::FileId> cwd_id;
+    if (directories) cwd_id = directories->cwd.id;
+    auto helper = landlock::helper_argv(
+        plan.landlock, plan.landlock_abi,
+        "/proc/self/fd/" + std::to_string(plan.landlock_helper_fd.get()), cwd_id);
     command.insert(command.begin(), helper.begin(), helper.end());
   }
   plan.timings.landlock = since(start);

@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <random>
 
 #include "escape_support.hpp"
@@ -67,13 +68,17 @@ TEST_P(SwapStressTest, WorkspaceSwappedWithASymlinkWhileLaunchesStart) {
   holdfast::testing::Child swapper([&] {
     std::mt19937 random(as_user() ? 54321 : 12345);
     std::uniform_int_distribution<long> pause_ns(0, 3'000'000);
+    std::uniform_int_distribution<long> long_pause_ns(0, 60'000'000);
+    std::uniform_int_distribution<int> one_in(0, 7);
     for (;;) {
       if (::renameat2(AT_FDCWD, ws.c_str(), AT_FDCWD, alt.c_str(), RENAME_EXCHANGE) == 0) {
         swaps->fetch_add(1);
       }
-      // The attacker's own pace (0-3 ms), not synchronisation: some
-      // launches see a quiet moment, most see a swap somewhere.
-      const timespec pause{0, pause_ns(random)};
+      // The attacker's own pace (0-3 ms, one pause in eight up to 60 ms),
+      // not synchronisation: launches meet swaps at every step, and some
+      // meet a quiet moment long enough to run, so that both outcomes are
+      // exercised.
+      const timespec pause{0, one_in(random) == 0 ? long_pause_ns(random) : pause_ns(random)};
       ::nanosleep(&pause, nullptr);
     }
   });
@@ -85,9 +90,11 @@ TEST_P(SwapStressTest, WorkspaceSwappedWithASymlinkWhileLaunchesStart) {
   int failed_closed = 0;
   int other = 0;
   std::string other_example;
+  std::map<std::string, int> refusals;  // why launches failed closed, by first words
   const auto count = [&](const Result& result) {
     if (result.exit_code == 125) {
       ++failed_closed;
+      ++refusals[result.err.substr(0, 90)];
     } else if (result.exit_code == 0) {
       ++ran;
     } else {
@@ -126,6 +133,7 @@ TEST_P(SwapStressTest, WorkspaceSwappedWithASymlinkWhileLaunchesStart) {
   std::cout << "launches " << launches << ": ran " << ran << " (marks " << ran_marks
             << "), failed closed " << failed_closed << ", other " << other << "; swaps "
             << swaps->load() << "; escapes " << escapes << "\n";
+  for (const auto& [why, n] : refusals) std::cout << "  " << n << " x " << why << "\n";
   EXPECT_EQ(escapes, 0) << "a launch wrote into the symlink's target";
   EXPECT_EQ(other, 0) << other_example;
   EXPECT_GT(ran, 0) << "no launch ran: the test saw nothing";

@@ -26,7 +26,9 @@ Plan plan_for(const sandbox::Policy& policy, FakeHost& host) {
   return plan_landlock(policy, sandbox::plan_mounts(policy, host.facts()));
 }
 
-PathRule beneath(const std::string& path, Rights rights) { return {path, rights, false, 0, {}}; }
+PathRule beneath(const std::string& path, Rights rights) {
+  return {path, rights, false, 0, {}, std::nullopt};
+}
 
 const std::vector<PathRule> kFresh = {beneath("/dev", kDevices), beneath("/dev/shm", kPrivate),
                                       beneath("/proc", kRead)};
@@ -76,13 +78,14 @@ TEST(LandlockPlan, ADeniedPathUnderAReadableOneGetsNoRightsAtAll) {
           {{":root", Access::read}, {":workspace", Access::write}, {"/home/u/.ssh", Access::deny}}),
       host);
   EXPECT_EQ(plan.rules,
-            with_fresh({{"/", kReadDir, true, kRead, {"code", "dev", "home", "proc", "tmp"}},
-                        beneath("/code", kWrite),
-                        beneath("/code/.git", kRead),
-                        beneath("/code/.holdfast", kRead),
-                        {"/home", kReadDir, true, kRead, {"u"}},
-                        {"/home/u", kReadDir, true, kRead, {".ssh"}},
-                        beneath("/tmp", kPrivate)}));
+            with_fresh(
+                {{"/", kReadDir, true, kRead, {"code", "dev", "home", "proc", "tmp"}, std::nullopt},
+                 beneath("/code", kWrite),
+                 beneath("/code/.git", kRead),
+                 beneath("/code/.holdfast", kRead),
+                 {"/home", kReadDir, true, kRead, {"u"}, std::nullopt},
+                 {"/home/u", kReadDir, true, kRead, {".ssh"}, std::nullopt},
+                 beneath("/tmp", kPrivate)}));
 }
 
 TEST(LandlockPlan, KernelInterfacesMaskedBelowBoundPathsAreLeftToTheMounts) {
@@ -106,7 +109,8 @@ TEST(LandlockPlan, TheNetworkAndUnixSocketsDecideTcpAndScopes) {
 
 TEST(LandlockPlan, TheHelpersArgumentsSayEveryRule) {
   Plan plan;
-  plan.rules = {{"/", kReadDir, true, kRead, {"home", "tmp"}}, beneath("/tmp", kPrivate)};
+  plan.rules = {{"/", kReadDir, true, kRead, {"home", "tmp"}, std::nullopt},
+                beneath("/tmp", kPrivate)};
   plan.tcp_closed = true;
   plan.scopes = kScopeSignal | kScopeAbstractUnixSocket;
   EXPECT_EQ(helper_argv(plan, 7, "/proc/self/fd/9"),
@@ -114,6 +118,37 @@ TEST(LandlockPlan, TheHelpersArgumentsSayEveryRule) {
                                       "as", "--split", "l", "xrl", "/", "2", "home", "tmp",
                                       "--beneath", "xwrleuDRSFYfti", "/tmp", "--"}));
   EXPECT_EQ(rights_letters(0), "-");
+}
+
+TEST(LandlockPlan, RulesOnHostPathsArePinnedToTheFilesTheLaunchChecked) {
+  FakeHost host = code_host();
+  const sandbox::Policy policy = split({{":root", Access::read}, {":workspace", Access::write}});
+  const sandbox::HostFacts facts = host.facts();
+  std::map<std::string, sandbox::FileId> identities = {
+      {"/", {1, 2}}, {"/code", {1, 40}}, {"/code/.git", {1, 41}}, {"/tmp", {1, 9}}};
+  const Plan plan = plan_landlock(policy, sandbox::plan_mounts(policy, facts), &identities);
+  std::map<std::string, std::optional<sandbox::FileId>> pinned;
+  for (const auto& rule : plan.rules) pinned[rule.path] = rule.id;
+  EXPECT_EQ(pinned.at("/code"), (sandbox::FileId{1, 40})) << "the workspace's rule";
+  EXPECT_EQ(pinned.at("/code/.git"), (sandbox::FileId{1, 41}));
+  EXPECT_EQ(pinned.at("/"), (sandbox::FileId{1, 2}));
+  EXPECT_EQ(pinned.at("/code/.holdfast"), std::nullopt) << "missing on the host: made inside";
+  EXPECT_EQ(pinned.at("/tmp"), std::nullopt) << "the private /tmp is not the host's /tmp";
+  EXPECT_EQ(pinned.at("/dev"), std::nullopt);
+  const auto argv = helper_argv(plan, 3, "/proc/self/fd/9");
+  const auto at = std::find(argv.begin(), argv.end(), "/code");
+  ASSERT_NE(at, argv.end());
+  EXPECT_EQ(std::vector<std::string>(at - 3, at + 1),
+            (std::vector<std::string>{"--beneath-id", rights_letters(kWrite), "1:40", "/code"}));
+}
+
+TEST(LandlockPlan, WithoutLandlockTheHelperOnlyChecksTheCwd) {
+  Plan plan;
+  plan.rules = {beneath("/tmp", kPrivate)};
+  plan.tcp_closed = true;
+  EXPECT_EQ(helper_argv(plan, 0, "/proc/self/fd/9", sandbox::FileId{2049, 77}),
+            (std::vector<std::string>{"/proc/self/fd/9", "--abi", "0", "--cwd", "2049:77", "--"}));
+  EXPECT_EQ(helper_argv(plan, 3, "/proc/self/fd/9", sandbox::FileId{1, 2})[3], "--cwd");
 }
 
 TEST(LandlockAbi, TheKernelsIsUsedUpToTheNewestKnownAndRequiredMeansRefuse) {

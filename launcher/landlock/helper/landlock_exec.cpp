@@ -8,8 +8,8 @@
 // between.) holdfast embeds it and hands it over as a sealed memfd
 // (/proc/self/fd/N), so nothing on the host's filesystem is executed.
 //
-//   holdfast-landlock --abi N [--tcp-closed] [--scope SCOPES]
-//                     [--beneath RIGHTS PATH]...
+//   holdfast-landlock --abi N [--cwd DEV:INO] [--tcp-closed] [--scope SCOPES]
+//                     [--beneath RIGHTS PATH]... [--beneath-id RIGHTS DEV:INO PATH]...
 //                     [--split RIGHTS ENTRY-RIGHTS PATH COUNT NAME...]...
 //                     -- COMMAND ARGS...
 //
@@ -17,9 +17,16 @@
 // e remove-dir, u remove-file, C make-char, D make-dir, R make-reg,
 // S make-sock, F make-fifo, B make-block, Y make-sym, f refer, t truncate,
 // i ioctl-dev; "-" for none. --beneath grants RIGHTS on PATH and below;
+// --beneath-id RIGHTS DEV:INO PATH the same, once PATH is seen to be that
+// file (else the command does not run);
 // --split grants RIGHTS there and ENTRY-RIGHTS on and below each entry of
 // PATH but the COUNT names that follow (they have rules of their own).
-// SCOPES: a (abstract Unix sockets), s (signals). Standard input, output
+// SCOPES: a (abstract Unix sockets), s (signals). --abi 0: no Landlock on
+// this host; only the directory is checked. --cwd: the directory bubblewrap
+// entered by name (--chdir) must be the caller's cwd, by device and inode:
+// a neighbour that swapped the workspace for a symlink between the start
+// gate and bubblewrap's chdir would otherwise start the command elsewhere.
+// Standard input, output
 // and error keep what they were opened for: a terminal or file handed in
 // may be reopened through /proc/self/fd with the same access.
 //
@@ -97,6 +104,35 @@ int parse_count(std::string_view text) {
   return value;
 }
 
+// "DEV:INO" (decimal) into dev and ino; false when malformed.
+bool parse_identity(std::string_view text, unsigned long long& dev, unsigned long long& ino) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return false;
+  const auto number = [](std::string_view digits, unsigned long long& value) {
+    value = 0;
+    if (digits.size() > 20) return false;
+    for (const char c : digits) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + static_cast<unsigned long long>(c - '0');
+    }
+    return true;
+  };
+  return number(text.substr(0, colon), dev) && number(text.substr(colon + 1), ino);
+}
+
+// The command starts where the caller was: the directory bubblewrap
+// entered is the one holdfast checked.
+void check_cwd(unsigned long long dev, unsigned long long ino) {
+  struct stat st {};
+  if (::stat(".", &st) != 0) fail("cannot stat the command's directory", "", errno, kCannotApply);
+  if (st.st_dev != dev || st.st_ino != ino) {
+    fail(
+        "the command's directory is not the one the launch checked (the workspace or a "
+        "directory above it was swapped while the sandbox started);",
+        "start it again, and find what keeps moving it", 0, kCannotApply);
+  }
+}
+
 class Ruleset {
  public:
   Ruleset(int abi, bool tcp_closed, Rights scopes) : handled_(ll::filesystem_rights(abi)) {
@@ -142,12 +178,23 @@ class Ruleset {
   int fd_ = -1;
 };
 
-// A path the plan names; gone inside the sandbox, it needs no rule.
-void grant_beneath(Ruleset& ruleset, const char* path, Rights rights) {
+// A path the plan names; gone inside the sandbox, it needs no rule. With
+// an identity (`pinned`), the path must still be that file: a directory
+// renamed on the host while the sandbox started would take the rule to
+// another one.
+void grant_beneath(Ruleset& ruleset, const char* path, Rights rights, bool pinned = false,
+                   unsigned long long dev = 0, unsigned long long ino = 0) {
   const int fd = ::open(path, O_PATH | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) return;
+    if (errno == ENOENT && !pinned) return;
     fail("cannot open", path, errno, kCannotApply);
+  }
+  if (pinned) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) fail("cannot stat", path, errno, kCannotApply);
+    if (st.st_dev != dev || st.st_ino != ino) {
+      fail("a path was moved while the sandbox started:", path, 0, kCannotApply);
+    }
   }
   ruleset.grant(fd, rights, path);
   ::close(fd);
@@ -208,6 +255,9 @@ void grant_standard_descriptors(Ruleset& ruleset) {
 int main(int argc, char** argv) {
   int abi = -1;
   bool tcp_closed = false;
+  bool cwd_given = false;
+  unsigned long long cwd_dev = 0;
+  unsigned long long cwd_ino = 0;
   Rights scopes = 0;
   int at = 1;
   // The options that shape the ruleset come first.
@@ -215,6 +265,9 @@ int main(int argc, char** argv) {
     const std::string_view arg = argv[at];
     if (arg == "--abi" && at + 1 < argc) {
       abi = parse_count(argv[++at]);
+    } else if (arg == "--cwd" && at + 1 < argc) {
+      cwd_given = parse_identity(argv[++at], cwd_dev, cwd_ino);
+      if (!cwd_given) usage(argv[at]);
     } else if (arg == "--tcp-closed") {
       tcp_closed = true;
     } else if (arg == "--scope" && at + 1 < argc) {
@@ -230,29 +283,40 @@ int main(int argc, char** argv) {
       break;
     }
   }
-  if (abi < 1) usage("--abi");
-  Ruleset ruleset(abi, tcp_closed, scopes);
-  for (; at < argc; ++at) {
-    const std::string_view arg = argv[at];
-    if (arg == "--") break;
-    Rights here = 0;
-    Rights entries = 0;
-    if (arg == "--beneath" && at + 2 < argc && parse_rights(argv[at + 1], here)) {
-      grant_beneath(ruleset, argv[at + 2], here);
-      at += 2;
-    } else if (arg == "--split" && at + 4 < argc && parse_rights(argv[at + 1], here) &&
-               parse_rights(argv[at + 2], entries)) {
-      const int count = parse_count(argv[at + 4]);
-      if (count < 0 || at + 4 + count >= argc) usage(argv[at + 4]);
-      grant_split(ruleset, argv[at + 3], here, entries, argv + at + 5, count);
-      at += 4 + count;
-    } else {
-      usage(arg);
+  if (abi < 0) usage("--abi");
+  if (cwd_given) check_cwd(cwd_dev, cwd_ino);
+  if (abi > 0) {
+    Ruleset ruleset(abi, tcp_closed, scopes);
+    for (; at < argc; ++at) {
+      const std::string_view arg = argv[at];
+      if (arg == "--") break;
+      Rights here = 0;
+      Rights entries = 0;
+      unsigned long long dev = 0;
+      unsigned long long ino = 0;
+      if (arg == "--beneath" && at + 2 < argc && parse_rights(argv[at + 1], here)) {
+        grant_beneath(ruleset, argv[at + 2], here);
+        at += 2;
+      } else if (arg == "--beneath-id" && at + 3 < argc && parse_rights(argv[at + 1], here) &&
+                 parse_identity(argv[at + 2], dev, ino)) {
+        grant_beneath(ruleset, argv[at + 3], here, true, dev, ino);
+        at += 3;
+      } else if (arg == "--split" && at + 4 < argc && parse_rights(argv[at + 1], here) &&
+                 parse_rights(argv[at + 2], entries)) {
+        const int count = parse_count(argv[at + 4]);
+        if (count < 0 || at + 4 + count >= argc) usage(argv[at + 4]);
+        grant_split(ruleset, argv[at + 3], here, entries, argv + at + 5, count);
+        at += 4 + count;
+      } else {
+        usage(arg);
+      }
     }
+    if (at >= argc || at + 1 >= argc) usage("no command after --");
+    grant_standard_descriptors(ruleset);
+    ruleset.restrict_self();
+  } else if (at >= argc || std::string_view(argv[at]) != "--" || at + 1 >= argc) {
+    usage("no command after --");
   }
-  if (at >= argc || at + 1 >= argc) usage("no command after --");
-  grant_standard_descriptors(ruleset);
-  ruleset.restrict_self();
   // The command sees 0, 1 and 2 only (this program's own memfd included
   // goes).
   ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
