@@ -106,54 +106,64 @@ LaunchResult launch(const LaunchOptions& options) {
   }
 
   LaunchResult result;
-  result.plan = plan_launch(request);
-  LaunchPlan& plan = result.plan;
-  if (options.require_sandbox) require_operator_policy(plan);
-
-  SuperviseRequest supervise_request;
-  supervise_request.bwrap_path = plan.argv.front();
-  supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
-  supervise_request.inherited_fds = plan.inherited_fds();
-  supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
-  supervise_request.limits = resource_limits(plan.policy.limits, ::getuid());
-  supervise_request.timeout = options.timeout;
-  supervise_request.stdout_fd = options.stdout_fd;
-  supervise_request.stderr_fd = options.stderr_fd;
-  // Nothing runs in the sandbox until its mounts are seen to be what was
-  // checked (mount_check.hpp).
-  supervise_request.gate =
-      GateCheck{plan.gate->ready_fd(), [&](long sandbox_pid) {
-                  const auto checking = std::chrono::steady_clock::now();
-                  // Nothing propagates in from now on, nothing did before
-                  // (propagation.hpp), and every mount is where it belongs.
-                  result.sandbox_mismatch = seal_sandbox_mounts(sandbox_pid, plan.mounts);
-                  if (result.sandbox_mismatch.empty()) {
-                    result.sandbox_mismatch = check_sandbox_mounts(sandbox_pid, plan.mounts.checks,
-                                                                   plan.facts.identities);
-                  }
-                  plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
-                      std::chrono::steady_clock::now() - checking);
-                  if (!result.sandbox_mismatch.empty()) return false;
-                  try {
-                    plan.gate->open();
-                  } catch (const base::SystemError& e) {
-                    result.sandbox_mismatch = e.what();
-                    return false;
-                  }
-                  return true;
-                }};
-
   base::UniqueFd report;
   if (options.report) report = open_report(*options.report);
-  if (mount_points) {
-    try {
-      mount_points->record(plan.mounts.created_on_host);
-    } catch (const base::SystemError&) {
-      // Unrecorded mount points stay behind, empty; nothing is weakened.
+  // A host mount that arrived while the sandbox was built stops it before
+  // the command runs; the launch is then planned from a fresh reading.
+  bool mount_arrived = true;
+  while (mount_arrived && result.attempts < kLaunchAttempts) {
+    mount_arrived = false;
+    ++result.attempts;
+    result.sandbox_mismatch.clear();
+    result.plan = plan_launch(request);
+    LaunchPlan& plan = result.plan;
+    if (options.require_sandbox) require_operator_policy(plan);
+
+    SuperviseRequest supervise_request;
+    supervise_request.bwrap_path = plan.argv.front();
+    supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
+    supervise_request.inherited_fds = plan.inherited_fds();
+    supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
+    supervise_request.limits = resource_limits(plan.policy.limits, ::getuid());
+    supervise_request.timeout = options.timeout;
+    supervise_request.stdout_fd = options.stdout_fd;
+    supervise_request.stderr_fd = options.stderr_fd;
+    // Nothing runs in the sandbox until its mounts are seen to be what was
+    // checked (mount_check.hpp).
+    supervise_request.gate = GateCheck{
+        plan.gate->ready_fd(), [&](long sandbox_pid) {
+          const auto checking = std::chrono::steady_clock::now();
+          // Nothing propagates in from now on, nothing did before
+          // (propagation.hpp), and every mount is where it belongs.
+          result.sandbox_mismatch = seal_sandbox_mounts(sandbox_pid, plan.mounts, &mount_arrived);
+          if (result.sandbox_mismatch.empty()) {
+            result.sandbox_mismatch =
+                check_sandbox_mounts(sandbox_pid, plan.mounts.checks, plan.facts.identities);
+          }
+          plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::steady_clock::now() - checking);
+          if (!result.sandbox_mismatch.empty()) return false;
+          try {
+            plan.gate->open();
+          } catch (const base::SystemError& e) {
+            result.sandbox_mismatch = e.what();
+            return false;
+          }
+          return true;
+        }};
+
+    if (mount_points) {
+      try {
+        mount_points->record(plan.mounts.created_on_host);
+      } catch (const base::SystemError&) {
+        // Unrecorded mount points stay behind, empty; nothing is weakened.
+      }
     }
+    result.outcome = supervise(supervise_request);
+    mount_arrived = mount_arrived && result.outcome.gate_refused;
   }
-  result.outcome = supervise(supervise_request);
   if (mount_points) mount_points->finish();
+  const LaunchPlan& plan = result.plan;
   result.exit_status = exit_status_of(result.outcome);
 
   if (report.valid()) {

@@ -56,6 +56,11 @@ struct LaunchResult {
   // Set when the built sandbox was not what was checked (the command did
   // not run): what was wrong.
   std::string sandbox_mismatch;
+  // How many times the sandbox was built: a host mount that arrived while
+  // it was built (anywhere below a bound path: unrelated activity) stops
+  // that sandbox before the command runs, and the launch is planned and
+  // built again, up to kLaunchAttempts times.
+  int attempts = 0;
   // Problems after the command ended that did not change its outcome: the
   // report or the launch record could not be written.
   std::vector<std::string> warnings;
@@ -71,6 +76,7 @@ LaunchRequest plan_request(const LaunchOptions& options, bool will_run);
 // settings::UsageError (an unusable report path) and base::SystemError
 // (bubblewrap could not be started); each says what was wrong.
 LaunchResult launch(const LaunchOptions& options);
+inline constexpr int kLaunchAttempts = 3;
 
 // Throws sandbox::Refused ("sandbox-required") when the plan's policy is
 // the built-in default: no operator scope sets tools.executionSandbox.

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -74,13 +75,27 @@ std::string make_sandbox_mounts_private(long sandbox_pid) {
   return failure(kSteps[code & 3], code >> 2);
 }
 
-std::string seal_sandbox_mounts(long sandbox_pid, const sandbox::MountPlan& plan) {
+std::string seal_sandbox_mounts(long sandbox_pid, const sandbox::MountPlan& plan, bool* arrived) {
   if (auto wrong = make_sandbox_mounts_private(sandbox_pid); !wrong.empty()) return wrong;
   sandbox::MountTable table;
   try {
     table = sandbox::parse_mountinfo(sandbox::read_mountinfo(std::to_string(sandbox_pid)));
   } catch (const std::exception& e) {
     return std::string("cannot read the sandbox's mount table: ") + e.what();
+  }
+  const sandbox::MountEntry* unexpected = sandbox::find_unexpected_mount(plan, table);
+  if (unexpected == nullptr) return "";
+  // Arrived from the host: the host has a mount of that filesystem there
+  // now (a mount bubblewrap was led to make at a moved path has none).
+  if (arrived != nullptr) {
+    try {
+      const auto host = sandbox::parse_mountinfo(sandbox::read_mountinfo("self"));
+      *arrived = std::any_of(host.begin(), host.end(), [&](const sandbox::MountEntry& m) {
+        return m.mount_point == unexpected->mount_point && m.device == unexpected->device;
+      });
+    } catch (const std::exception&) {
+      *arrived = false;
+    }
   }
   return sandbox::unexpected_mount(plan, table);
 }

@@ -29,7 +29,10 @@ std::string make_sandbox_mounts_private(long sandbox_pid);
 
 // make_sandbox_mounts_private, then the sandbox's mount table compared with
 // `plan` (sandbox::unexpected_mount). Empty when the sandbox holds only
-// planned mounts; otherwise what is wrong.
-std::string seal_sandbox_mounts(long sandbox_pid, const sandbox::MountPlan& plan);
+// planned mounts; otherwise what is wrong, and `arrived` (when given) says
+// whether it was a host mount that arrived while the sandbox was built
+// (the launch may then be built again: nothing ran).
+std::string seal_sandbox_mounts(long sandbox_pid, const sandbox::MountPlan& plan,
+                                bool* arrived = nullptr);
 
 }  // namespace holdfast::launcher

@@ -334,16 +334,22 @@ MountPlan plan_mounts(const Policy& policy, const HostFacts& facts) {
   return plan;
 }
 
-std::string unexpected_mount(const MountPlan& plan, const MountTable& sandbox) {
+const MountEntry* find_unexpected_mount(const MountPlan& plan, const MountTable& sandbox) {
   for (const auto& mount : sandbox) {
     const std::string& path = mount.mount_point;
     if (path == "/" || is_within(path, "/proc") || is_within(path, "/dev")) continue;
     if (std::binary_search(plan.mount_points.begin(), plan.mount_points.end(), path)) continue;
-    return path + ": a mount (" + mount.fs_type +
-           ") that the launch did not plan is in the sandbox; it was mounted on the host while "
-           "the sandbox was built";
+    return &mount;
   }
-  return "";
+  return nullptr;
+}
+
+std::string unexpected_mount(const MountPlan& plan, const MountTable& sandbox) {
+  const MountEntry* mount = find_unexpected_mount(plan, sandbox);
+  if (mount == nullptr) return "";
+  return mount->mount_point + ": a mount (" + mount->fs_type +
+         ") that the launch did not plan is in the sandbox; it was mounted on the host while "
+         "the sandbox was built, or bubblewrap was led to mount at a moved path";
 }
 
 }  // namespace holdfast::sandbox

@@ -118,5 +118,7 @@ MountPlan plan_mounts(const Policy& policy, const HostFacts& facts);
 // the plan does not expect (MountPlan::mount_points), in words; empty when
 // there is none. Pure.
 std::string unexpected_mount(const MountPlan& plan, const MountTable& sandbox);
+// That mount itself; nullptr when there is none. Pure.
+const MountEntry* find_unexpected_mount(const MountPlan& plan, const MountTable& sandbox);
 
 }  // namespace holdfast::sandbox

@@ -79,6 +79,7 @@ TEST_P(DoctorClaimsTest, EveryClaimHoldsInsideARealLaunch) {
                 std::to_string(tmp["size_mib"].get<std::uint64_t>() * 1024 * 1024));
       EXPECT_FALSE(probe.at("read:" + seen.string()).allowed);
     } else if (tmp["kind"] == "host") {
+      EXPECT_EQ(wrote.exit_code == 0, tmp["writable"].get<bool>()) << wrote.err;
       EXPECT_EQ(on_host, tmp["writable"].get<bool>())
           << "doctor claims the host's /tmp, writable=" << tmp["writable"];
       EXPECT_TRUE(probe.at("read:" + seen.string()).allowed) << "the host's /tmp is shown";

@@ -103,25 +103,33 @@ TEST_P(PropagationTest, AHomeMountedOverADeniedDirectoryAfterTheStartDoesNotShow
 
 // A mount made on the host after holdfast read its mount table and before
 // bubblewrap copied the namespace is in the sandbox without being planned:
-// the start gate refuses it. HOLDFAST_BWRAP is a wrapper that says it is
-// up and waits for the test to mount before it execs the real bubblewrap.
-TEST_P(PropagationTest, AMountMadeWhileTheSandboxIsBuiltStopsTheLaunch) {
+// the start gate stops that sandbox before the command runs, and the launch
+// is planned again from a fresh reading, in which the mount is below the
+// writable workspace and so bound read-only. HOLDFAST_BWRAP is a wrapper
+// that counts its starts and, the first time, says it is up and waits for
+// the test to mount before it execs the real bubblewrap.
+TEST_P(PropagationTest, AMountMadeWhileTheSandboxIsBuiltIsPlannedAgain) {
   set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
   fs::create_directories(ws_ / "sneaked");
   Fifo ready(base_ / "wrapper.ready");
   Gate go(base_ / "wrapper.go");
   ASSERT_TRUE(ready.fd() >= 0 && go.valid());
   const fs::path wrapper = base_ / "bin" / "bwrap-wait";
-  write_file(wrapper, "#!/bin/sh\necho up > '" + ready.path().string() + "'\nread go < '" +
-                          go.path().string() + "'\nexec '" + real_bwrap() + "' \"$@\"\n");
+  const fs::path starts = base_ / "wrapper.starts";
+  write_file(starts, "");
+  ::chmod(starts.c_str(), 0666);
+  write_file(wrapper, "#!/bin/sh\necho start >> '" + starts.string() + "'\n" +
+                          "if [ \"$(wc -l < '" + starts.string() + "')\" = 1 ]; then\n" +
+                          "  echo up > '" + ready.path().string() + "'\n  read go < '" +
+                          go.path().string() + "'\nfi\nexec '" + real_bwrap() + "' \"$@\"\n");
   fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                fs::perms::others_read | fs::perms::others_exec);
   Launch launch;
   launch.cwd = ws_;
   launch.env["HOLDFAST_BWRAP"] = wrapper.string();
-  const auto started = start(
-      {"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c", "echo planted > sneaked/planted"},
-      as_caller(launch));
+  const auto started = start({"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c",
+                              "echo planted > sneaked/planted || exit 7"},
+                             as_caller(launch));
   std::string line;
   ASSERT_TRUE(ready.read_line_unless_exited(started.pid, line)) << wait(started).err;
   HostMount sneaked("tmpfs", ws_ / "sneaked", "tmpfs", 0, "mode=0777");
@@ -130,8 +138,12 @@ TEST_P(PropagationTest, AMountMadeWhileTheSandboxIsBuiltStopsTheLaunch) {
   const auto result = wait(started);
   EXPECT_FALSE(fs::exists(ws_ / "sneaked" / "planted"))
       << "a mount made while the sandbox was built was writable inside";
-  EXPECT_EQ(result.exit_code, 125) << result.err;
-  EXPECT_NE(result.err.find("did not plan"), std::string::npos) << result.err;
+  EXPECT_EQ(read_file(starts), "start\nstart\n")
+      << "the first sandbox was not stopped and built again";
+  EXPECT_EQ(result.exit_code, 7) << "the command ran in the second sandbox, where the mount is "
+                                    "read-only: "
+                                 << result.err;
+  EXPECT_NE(result.err.find("Read-only file system"), std::string::npos) << result.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Callers, PropagationTest, ::testing::Values(Caller::root, Caller::user),

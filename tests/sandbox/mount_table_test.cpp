@@ -292,7 +292,10 @@ TEST(UnexpectedMount, TheSandboxMayHoldOnlyPlannedMountsAndTheHostMountsItsBinds
   sandbox.push_back({69, 66, makedev(0, 74), "/", "/code/later", false, "tmpfs", "t"});
   EXPECT_EQ(unexpected_mount(plan, sandbox),
             "/code/later: a mount (tmpfs) that the launch did not plan is in the sandbox; it was "
-            "mounted on the host while the sandbox was built");
+            "mounted on the host while the sandbox was built, or bubblewrap was led to mount at "
+            "a moved path");
+  ASSERT_NE(find_unexpected_mount(plan, sandbox), nullptr);
+  EXPECT_EQ(find_unexpected_mount(plan, sandbox)->id, 69);
 }
 
 }  // namespace
