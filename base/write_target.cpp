@@ -20,4 +20,12 @@ fs::path resolve_write_target(const fs::path& target) {
   return resolved.lexically_normal();
 }
 
+fs::path current_write_target(const fs::path& path) noexcept {
+  try {
+    return resolve_write_target(path);
+  } catch (...) {
+    return path;
+  }
+}
+
 }  // namespace holdfast::base

@@ -13,4 +13,9 @@ namespace holdfast::base {
 // names. Throws SystemError when a link in the chain cannot be read.
 std::filesystem::path resolve_write_target(const std::filesystem::path& target);
 
+// Where `path` leads now, or `path` itself when a link in its chain cannot
+// be read (a link another program replaces as we look): for watching and
+// for naming the files beside a target, where a best guess is enough.
+std::filesystem::path current_write_target(const std::filesystem::path& path) noexcept;
+
 }  // namespace holdfast::base

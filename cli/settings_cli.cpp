@@ -282,7 +282,7 @@ int cmd_forget(const CommonOptions& options, bool remove_file) {
   if (options.scope.empty()) {
     throw UsageError(
         "name the scope whose file is gone on purpose: --scope user (or "
-        "system-defaults, system)");
+        "system-defaults, system, or workspace with --workspace DIR)");
   }
   const Scope scope = scope_for(options, Scope::user);
   const bool remembered = store.forget(scope, remove_file);

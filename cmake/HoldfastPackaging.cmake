@@ -61,6 +61,9 @@ add_custom_target(holdfast_package_files ALL DEPENDS ${packaging_out}/settings.s
   ${man_files} ${packaging_out}/changelog.gz ${packaging_out}/CHANGELOG.md.gz)
 
 install(TARGETS holdfast-race RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+# The probe holdfast-race's launch mode starts confined (it finds it here).
+install(TARGETS holdfast-probe RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/holdfast
+  COMPONENT runtime)
 install(FILES ${packaging_out}/settings.schema.json
   DESTINATION ${CMAKE_INSTALL_DATADIR}/holdfast COMPONENT runtime)
 if(man_files)
@@ -70,7 +73,7 @@ install(FILES ${packaging_src}/holdfast.bash-completion
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME holdfast
   COMPONENT runtime)
 # bash-completion loads a command's completion by the command's name.
-install(FILES ${packaging_src}/holdfast.bash-completion
+install(FILES ${packaging_src}/holdfast-race.bash-completion
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME holdfast-race
   COMPONENT runtime)
 install(FILES ${packaging_src}/copyright ${packaging_out}/changelog.gz
@@ -113,8 +116,8 @@ policy. It is for people who run AI coding agents and other
 tool-executing programs on Linux.
 .
 This package holds the holdfast command (settings, check, run, doctor, serve),
-the holdfast-race campaign harness, the settings JSON Schema, man pages
-and bash completion.")
+the holdfast-race campaign harness and the probe its launch mode starts,
+the settings JSON Schema, man pages and bash completion.")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME holdfast-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)

@@ -61,8 +61,21 @@ for sub in settings check run doctor serve; do
   page "holdfast-$sub" "$(describe "$sub")" "$wrapper" "${extra[@]}"
 done
 
+# holdfast-race's page holds its subcommands' --help too (campaign's
+# options are most of what a user of the harness needs).
 wrapper="$work/holdfast-race"
 printf '#!/bin/bash\nexec -a holdfast-race %q "$@"\n' "$race" > "$wrapper"
 chmod +x "$wrapper"
-page holdfast-race "race campaigns against holdfast's settings reader, launcher and writer" \
-  "$wrapper"
+include="$work/race.h2m"
+echo "[SUBCOMMANDS]" > "$include"
+for race_sub in campaign crash report; do
+  {
+    printf '.SS "holdfast-race %s"\n.nf\n' "$race_sub"
+    # (campaign --help ends with the contract, which the page has already.)
+    (exec -a holdfast-race "$race" "$race_sub" --help) |
+      sed '/^Your own programs in a campaign/,$d' | roff_text
+    printf '.fi\n'
+  } >> "$include"
+done
+page holdfast-race "race campaigns against settings writers, readers and launchers" \
+  "$wrapper" --include="$include"

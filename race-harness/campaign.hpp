@@ -1,7 +1,8 @@
 // A campaign: the positive controls (the naive reader against every writer
-// that leaves a gap, or against rename-backup when none does), then
-// holdfast's reader (snapshot mode), launcher (launch mode) or gatekeeper
-// (gatekeeper mode) against each writer alone and all of them at once.
+// that leaves a gap and every user's writer, or against rename-backup when
+// there is none), then holdfast's reader (snapshot mode), launcher (launch
+// mode) or gatekeeper (gatekeeper mode), or the user's reader or launcher
+// in their place, against each writer alone and all of them at once.
 //
 // Each phase gets fresh settings directories, reads them once with
 // holdfast's snapshot reader before any writer starts (see run_phase),
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "race-harness/external_writer.hpp"
 #include "race-harness/result.hpp"
 #include "race-harness/spec.hpp"
 
@@ -41,6 +43,14 @@ struct CampaignOptions {
   std::string self;                     // this program, to start writer processes
   std::string holdfast;                 // launch and gatekeeper modes
   std::string probe;                    // launch mode
+  // The user's programs (contract.hpp): writers beside the built-in ones,
+  // and a launcher (launch mode) or reader (snapshot mode) raced instead of
+  // holdfast's.
+  std::vector<ExternalWriter> external_writers;
+  std::string launcher_command;
+  std::string reader_command;
+  int refusal_exit = 125;              // the user's launcher or reader refused
+  std::filesystem::path evidence_dir;  // where violations' evidence is kept
   std::function<void(const std::string&)> progress;
 };
 

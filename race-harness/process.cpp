@@ -28,12 +28,36 @@ Captured run_captured(const std::vector<std::string>& argv,
   return result;
 }
 
-ReportingChild::ReportingChild(const std::vector<std::string>& argv) {
+ReportingChild::ReportingChild(const std::vector<std::string>& argv,
+                               const std::map<std::string, std::string>& environment,
+                               bool with_input) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) base::throw_errno("cannot make a pipe for", argv.at(0));
   out_.reset(fds[0]);
   const base::UniqueFd write_end(fds[1]);
-  child_ = base::spawn({argv, std::nullopt, {}, {{write_end.get(), 1}}});
+  std::vector<base::FdMapping> mappings = {{write_end.get(), 1}};
+  base::UniqueFd read_end;
+  if (with_input) {
+    if (::pipe2(fds, O_CLOEXEC) != 0) base::throw_errno("cannot make a pipe for", argv.at(0));
+    read_end.reset(fds[0]);
+    in_.reset(fds[1]);
+    mappings.push_back({read_end.get(), 0});
+  }
+  child_ = base::spawn(
+      {argv,
+       environment.empty() ? std::nullopt : std::optional(base::environment_with(environment)),
+       {},
+       mappings});
+}
+
+bool ReportingChild::write_line(const std::string& line) {
+  if (!in_.valid()) return false;
+  try {
+    base::write_all(in_.get(), line + "\n", "the child's input");
+    return true;
+  } catch (const base::SystemError&) {
+    return false;  // EPIPE: it closed its input or ended
+  }
 }
 
 std::string ReportingChild::read_line(std::chrono::milliseconds timeout) {

@@ -28,11 +28,21 @@ struct Captured {
 Captured run_captured(const std::vector<std::string>& argv,
                       const std::map<std::string, std::string>& environment);
 
-// A process whose stdout is a pipe we read line by line; stopped with
-// SIGTERM, then SIGKILL if it does not exit within a grace period.
+// A process whose stdout is a pipe we read line by line (and, when asked,
+// whose stdin is a pipe we write lines to); stopped with SIGTERM, then
+// SIGKILL if it does not exit within a grace period. `environment` is
+// added to ours.
 class ReportingChild {
  public:
-  explicit ReportingChild(const std::vector<std::string>& argv);
+  explicit ReportingChild(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& environment = {},
+                          bool with_input = false);
+
+  // Writes `line` and a newline to its stdin; false when it cannot (the
+  // child closed its input or ended, or there is no input pipe).
+  bool write_line(const std::string& line);
+  // Closes its stdin: end of file for the child.
+  void close_input() { in_.reset(); }
 
   // The next line the child writes, waiting at most `timeout`; empty when
   // the child closed its output or the time ran out.
@@ -45,6 +55,7 @@ class ReportingChild {
  private:
   base::Child child_;
   base::UniqueFd out_;
+  base::UniqueFd in_;
   std::string buffered_;
 };
 

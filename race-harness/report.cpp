@@ -18,29 +18,6 @@ std::string format(const char* pattern, auto... args) {
 
 unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
 
-std::string escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                           "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
@@ -84,7 +61,7 @@ std::string starts_chart(const CampaignResult& result) {
     }
     svg << "<rect x='" << kWidth + 10 << "' y='" << 10 + 18 * colour
         << "' width='10' height='10' fill='" << stroke << "'/><text x='" << kWidth + 25 << "' y='"
-        << 19 + 18 * colour << "' font-size='11'>" << escape(phase.name) << "</text>";
+        << 19 + 18 * colour << "' font-size='11'>" << xml_escape(phase.name) << "</text>";
     ++colour;
   }
   svg << "</svg>";
@@ -102,7 +79,7 @@ std::string bar_chart(const std::vector<std::pair<std::string, double>>& rows, c
       << kRow * static_cast<double>(rows.size()) + 10 << "'>";
   double y = 5;
   for (const auto& [label, value] : rows) {
-    svg << "<text x='0' y='" << y + 13 << "' font-size='11'>" << escape(label) << "</text>";
+    svg << "<text x='0' y='" << y + 13 << "' font-size='11'>" << xml_escape(label) << "</text>";
     svg << "<rect x='" << kLabel << "' y='" << y + 3 << "' width='"
         << format("%.1f", kBar * value / max) << "' height='12' fill='" << colour << "'/>";
     svg << "<text x='" << kLabel + kBar * value / max + 5 << "' y='" << y + 13
@@ -115,22 +92,93 @@ std::string bar_chart(const std::vector<std::pair<std::string, double>>& rows, c
 
 }  // namespace
 
-std::string campaign_table(const CampaignResult& r) {
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 has no place for other control characters, even escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          out += format("\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string control_saw_nothing(const PhaseResult& control, const CampaignResult& campaign) {
+  std::string writer = control.writers.empty() ? "its writer" : control.writers.front();
+  writer = writer.substr(0, writer.find(':'));
+  std::uint64_t saves = 0;
+  if (const auto stats = control.writer_stats.find(writer); stats != control.writer_stats.end()) {
+    saves = stats->second.saves;
+  }
+  const auto command = campaign.commands.find(writer);
+  const std::string named =
+      command == campaign.commands.end() ? writer : writer + " (" + command->second + ")";
+  std::string out = format(
+      "the positive control \"%s\" saw nothing: the naive reader, which trusts whatever it "
+      "opens, ran %llu trials while ",
+      control.name.c_str(), ull(control.trials));
+  out += named + format(" saved %llu times, and was never caught out. ", ull(saves));
+  out += "So this campaign cannot tell a careful reader from a careless one under " + writer +
+         ", and the phases that passed prove nothing. ";
+  if (command != campaign.commands.end()) {
+    out += "If " + writer +
+           " saves atomically (a complete temporary file renamed over the old one), no reader "
+           "can be caught out by it: good news for the writer; then race your reader against a "
+           "writer that leaves a gap as well (--writers rename-backup). Otherwise give the "
+           "control more trials (--control-starts).";
+  } else {
+    out +=
+        "Give the control more trials (--control-starts), or let the writer hold its gap "
+        "open longer (--writers " +
+        writer + "@1ms).";
+  }
+  return out;
+}
+
+std::string campaign_table(const CampaignResult& r, const Thresholds& thresholds) {
   std::string writers;
   for (const auto& w : r.writers) writers += (writers.empty() ? "" : ",") + w;
   std::string out = format("mode %s, seed %llu, shards %d, launchers %d, settings in %s (%s)\n",
                            r.mode.c_str(), ull(r.seed), r.shard_count, r.launchers,
                            r.settings_dir.c_str(), r.settings_fs.c_str());
   if (!writers.empty()) out += "writers " + writers + "\n";
-  out += format("%-34s %10s %10s %9s %8s %7s %12s %10s\n", "phase", "trials", "honoured",
-                "violated", "refused", "errors", "95% upper", "trials/s");
+  if (!r.holdfast.empty()) {
+    out += "holdfast " + r.holdfast + (r.probe.empty() ? "" : ", probe " + r.probe) + "\n";
+  }
+  for (const auto& [name, command] : r.commands) out += name + ": " + command + "\n";
+  out += format("%-34s %10s %10s %9s %8s %9s %7s %12s %10s\n", "phase", "trials", "honoured",
+                "violated", "refused", "refused%", "errors", "95% upper", "trials/s");
   for (const auto& p : r.phases) {
-    const char* mark = p.control && p.violated == 0   ? "  <- control saw nothing"
+    std::uint64_t findings = 0;
+    for (const auto& [name, stats] : p.writer_stats) findings += stats.findings;
+    const char* mark = findings > 0                   ? "  <- WRITER FINDINGS"
+                       : p.control && p.violated == 0 ? "  <- control saw nothing"
                        : !p.control && p.violated > 0 ? "  <- VIOLATIONS"
                                                       : "";
-    out += format("%-34s %10llu %10llu %9llu %8llu %7llu %12.3g %10.1f%s\n", p.name.c_str(),
-                  ull(p.trials), ull(p.honoured), ull(p.violated), ull(p.refused), ull(p.errors),
-                  upper_bound_95(p.violated, p.trials),
+    out += format("%-34s %10llu %10llu %9llu %8llu %8.2f%% %7llu %12.3g %10.1f%s\n", p.name.c_str(),
+                  ull(p.trials), ull(p.honoured), ull(p.violated), ull(p.refused),
+                  p.trials > 0 ? 100.0 * static_cast<double>(p.refused) / p.trials : 0.0,
+                  ull(p.errors), upper_bound_95(p.violated, p.trials),
                   p.seconds > 0 ? static_cast<double>(p.trials) / p.seconds : 0.0, mark);
   }
   for (const auto& p : r.phases) {
@@ -138,6 +186,10 @@ std::string campaign_table(const CampaignResult& r) {
     for (const auto& [name, stats] : p.writer_stats) {
       writers += format(" %s %llu saves (%llu failed)", name.c_str(), ull(stats.saves),
                         ull(stats.failures));
+      if (stats.findings > 0) {
+        writers += format(", %llu left the file wrong (torn, missing, altered or older)",
+                          ull(stats.findings));
+      }
     }
     out += "  " + p.name + ":" + writers + "\n";
     if (!p.violation_kinds.empty()) {
@@ -153,15 +205,24 @@ std::string campaign_table(const CampaignResult& r) {
           "processes\n",
           100.0 * (p.loop_seconds - p.child_seconds) / p.loop_seconds);
     }
-    for (const auto& s : p.samples) out += "    " + s + "\n";
+    for (const auto& s : p.samples) {
+      // A violation with evidence is listed below, with where it is kept.
+      if (!p.evidence.empty() && s.starts_with("violated: ")) continue;
+      out += "    " + s + "\n";
+    }
+    for (const auto& e : p.evidence) {
+      out += "    evidence: " + e.note + (e.file.empty() ? "" : " [" + e.file + "]") + "\n";
+    }
   }
-  const Verdict verdict = verdict_of(r);
+  const Verdict verdict = verdict_of(r, thresholds);
+  for (const auto& p : r.phases) {
+    if (p.control && p.violated == 0) out += "INSENSITIVE: " + control_saw_nothing(p, r) + "\n";
+  }
+  for (const auto& sentence : unmet_thresholds(r, thresholds)) {
+    out += "THRESHOLD MISSED: " + sentence + "\n";
+  }
   out += "verdict: " + verdict_name(verdict);
-  if (verdict == Verdict::insensitive) {
-    out +=
-        " (a naive control found no violation: this run cannot see that writer's race, so it "
-        "proves nothing; run longer or with faster writers)";
-  }
+  if (verdict == Verdict::insensitive) out += " (a positive control saw nothing: see above)";
   return out + "\n";
 }
 
@@ -220,25 +281,26 @@ Merged merge_files(const std::vector<std::string>& files) {
   return merged;
 }
 
-Verdict overall_verdict(const Merged& merged) {
+Verdict overall_verdict(const Merged& merged, const Thresholds& thresholds) {
   std::vector<Verdict> all;
-  for (const auto& c : merged.campaigns) all.push_back(verdict_of(c));
+  for (const auto& c : merged.campaigns) all.push_back(verdict_of(c, thresholds));
   for (const auto& c : merged.crashes) all.push_back(verdict_of(c));
-  for (const Verdict v : {Verdict::violations, Verdict::insensitive, Verdict::errors}) {
+  for (const Verdict v :
+       {Verdict::violations, Verdict::insensitive, Verdict::errors, Verdict::unmet}) {
     if (std::find(all.begin(), all.end(), v) != all.end()) return v;
   }
   return Verdict::pass;
 }
 
-std::string html_report(const Merged& merged) {
+std::string html_report(const Merged& merged, const Thresholds& thresholds) {
   std::ostringstream html;
   html << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>holdfast race report</title>"
           "<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}"
           "h2{margin-top:2em}</style></head><body><h1>holdfast race report</h1>";
-  html << "<p>Verdict: <b>" << verdict_name(overall_verdict(merged)) << "</b></p>";
+  html << "<p>Verdict: <b>" << verdict_name(overall_verdict(merged, thresholds)) << "</b></p>";
   for (const auto& c : merged.campaigns) {
-    html << "<h2>Campaign, " << escape(c.mode) << " mode</h2><pre>" << escape(campaign_table(c))
-         << "</pre>";
+    html << "<h2>Campaign, " << xml_escape(c.mode) << " mode</h2><pre>"
+         << xml_escape(campaign_table(c, thresholds)) << "</pre>";
     const char* unit = c.mode == "launch"       ? "Starts"
                        : c.mode == "gatekeeper" ? "Checks"
                                                 : "Samples";
@@ -259,7 +321,7 @@ std::string html_report(const Merged& merged) {
     html << "<h3>Refusals (failed closed; not violations)</h3>" << bar_chart(refusals, "#ff7f0e");
   }
   for (const auto& c : merged.crashes) {
-    html << "<h2>Crash campaign</h2><pre>" << escape(crash_table(c)) << "</pre>";
+    html << "<h2>Crash campaign</h2><pre>" << xml_escape(crash_table(c)) << "</pre>";
     std::vector<std::pair<std::string, double>> lost;
     for (const auto& cell : c.cells) {
       lost.emplace_back(cell.writer + " after " + cell.point,

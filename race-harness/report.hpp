@@ -4,13 +4,21 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "race-harness/result.hpp"
+#include "race-harness/thresholds.hpp"
 
 namespace holdfast::race {
 
-std::string campaign_table(const CampaignResult& result);
+// The table, each phase's details and evidence, and the verdict with what
+// it means (a control that saw nothing, a threshold missed).
+std::string campaign_table(const CampaignResult& result, const Thresholds& thresholds = {});
+
+// Why a control phase that found no violation makes its campaign prove
+// nothing, and what to do, in words for whoever reads a CI log.
+std::string control_saw_nothing(const PhaseResult& control, const CampaignResult& campaign);
 std::string crash_table(const CrashResult& result);
 
 // Every campaign (one per mode) and the crash results, merged from shards.
@@ -23,9 +31,14 @@ struct Merged {
 // std::runtime_error naming a file that cannot be read or understood.
 Merged merge_files(const std::vector<std::string>& files);
 
-// The worst verdict of everything merged (violations > insensitive > errors).
-Verdict overall_verdict(const Merged& merged);
+// The worst verdict of everything merged (violations > insensitive >
+// errors > unmet).
+Verdict overall_verdict(const Merged& merged, const Thresholds& thresholds = {});
 
-std::string html_report(const Merged& merged);
+std::string html_report(const Merged& merged, const Thresholds& thresholds = {});
+
+// Text made safe for XML and HTML: the five special characters as entities,
+// control characters XML cannot hold as \xNN.
+std::string xml_escape(std::string_view text);
 
 }  // namespace holdfast::race

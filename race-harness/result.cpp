@@ -14,6 +14,8 @@ std::string verdict_name(Verdict verdict) {
       return "insensitive";
     case Verdict::errors:
       return "errors";
+    case Verdict::unmet:
+      return "unmet";
   }
   return "errors";
 }
@@ -48,7 +50,8 @@ Verdict verdict_of(const CampaignResult& result) {
     }
     if (phase.errors > 0 || phase.trials == 0) errors = true;
     for (const auto& [name, stats] : phase.writer_stats) {
-      if (stats.saves == 0) errors = true;  // a writer that never saved tested nothing
+      if (stats.saves == 0) errors = true;        // a writer that never saved tested nothing
+      if (stats.findings > 0) violations = true;  // a writer that lost or tore a save
     }
   }
   if (violations) return Verdict::violations;
@@ -101,11 +104,14 @@ nlohmann::json phase_json(const PhaseResult& phase) {
   nlohmann::json writers = nlohmann::json::object();
   for (const auto& [name, stats] : phase.writer_stats) {
     writers[name] = {{"saves", stats.saves}, {"failures", stats.failures}};
+    if (stats.findings > 0) writers[name]["findings"] = stats.findings;
   }
   nlohmann::json timelines = nlohmann::json::object();
   for (const auto& [shard, points] : phase.timelines) {
     timelines[std::to_string(shard)] = timeline_json(points);
   }
+  auto evidence = nlohmann::json::array();
+  for (const auto& e : phase.evidence) evidence.push_back(to_json(e));
   return {{"name", phase.name},
           {"reader", phase.reader},
           {"writers", phase.writers},
@@ -123,7 +129,8 @@ nlohmann::json phase_json(const PhaseResult& phase) {
           {"loop_seconds", phase.loop_seconds},
           {"writer_stats", writers},
           {"timelines", timelines},
-          {"samples", phase.samples}};
+          {"samples", phase.samples},
+          {"evidence", evidence}};
 }
 
 PhaseResult phase_from(const nlohmann::json& json) {
@@ -145,12 +152,16 @@ PhaseResult phase_from(const nlohmann::json& json) {
   phase.loop_seconds = json.at("loop_seconds").get<double>();
   for (const auto& [name, stats] : json.at("writer_stats").items()) {
     phase.writer_stats[name] = {stats.at("saves").get<std::uint64_t>(),
-                                stats.at("failures").get<std::uint64_t>()};
+                                stats.at("failures").get<std::uint64_t>(),
+                                stats.value("findings", std::uint64_t{0})};
   }
   for (const auto& [shard, points] : json.at("timelines").items()) {
     phase.timelines[std::stoi(shard)] = timeline_from(points);
   }
   phase.samples = json.at("samples").get<std::vector<std::string>>();
+  for (const auto& e : json.value("evidence", nlohmann::json::array())) {
+    phase.evidence.push_back(evidence_from(e));
+  }
   return phase;
 }
 
@@ -168,6 +179,8 @@ nlohmann::json to_json(const CampaignResult& result) {
           {"launchers", result.launchers},
           {"settings_dir", result.settings_dir},
           {"settings_fs", result.settings_fs},
+          {"commands", result.commands},
+          {"programs", {{"holdfast", result.holdfast}, {"probe", result.probe}}},
           {"verdict", verdict_name(verdict_of(result))},
           {"phases", phases}};
 }
@@ -206,6 +219,10 @@ CampaignResult campaign_from_json(const nlohmann::json& json) {
   result.launchers = json.at("launchers").get<int>();
   result.settings_dir = json.at("settings_dir").get<std::string>();
   result.settings_fs = json.at("settings_fs").get<std::string>();
+  result.commands = json.value("commands", std::map<std::string, std::string>());
+  const auto programs = json.value("programs", nlohmann::json::object());
+  result.holdfast = programs.value("holdfast", std::string());
+  result.probe = programs.value("probe", std::string());
   for (const auto& phase : json.at("phases")) result.phases.push_back(phase_from(phase));
   return result;
 }
@@ -262,10 +279,14 @@ void merge_into(CampaignResult& into, const CampaignResult& shard) {
     for (const auto& [name, stats] : phase.writer_stats) {
       same->writer_stats[name].saves += stats.saves;
       same->writer_stats[name].failures += stats.failures;
+      same->writer_stats[name].findings += stats.findings;
     }
     for (const auto& [index, points] : phase.timelines) same->timelines[index] = points;
     for (const auto& sample : phase.samples) {
       if (same->samples.size() < 10) same->samples.push_back(sample);
+    }
+    for (const auto& evidence : phase.evidence) {
+      if (same->evidence.size() < kMaxEvidence) same->evidence.push_back(evidence);
     }
   }
   into.shard_count = std::max(into.shard_count, shard.shard_count);

@@ -8,6 +8,9 @@
 //   3 insensitive   the positive control found nothing: the run proves nothing
 //   4 errors        trials the harness could not classify, or a writer that
 //                   did not run; the run proves nothing
+//   5 unmet         no violation, but a threshold the caller set was missed
+//                   (thresholds.hpp: too many refusals, too few trials for
+//                   the violation bound asked for)
 // (2 is a usage error, from the command line.)
 #pragma once
 
@@ -17,9 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "race-harness/evidence.hpp"
+
 namespace holdfast::race {
 
-enum class Verdict { pass = 0, violations = 1, insensitive = 3, errors = 4 };
+enum class Verdict { pass = 0, violations = 1, insensitive = 3, errors = 4, unmet = 5 };
 
 std::string verdict_name(Verdict verdict);
 int exit_code_of(Verdict verdict);
@@ -35,12 +40,15 @@ struct TimelinePoint {
 struct WriterStats {
   std::uint64_t saves = 0;     // completed saves
   std::uint64_t failures = 0;  // saves that could not complete (another writer in the way)
+  // A user's writer (--writer-cmd): saves after which the file was not the
+  // document just saved (missing, torn, altered or older). Violations.
+  std::uint64_t findings = 0;
 };
 
 // One reader against one set of writers.
 struct PhaseResult {
   std::string name;    // "naive vs rename-backup (control)", "holdfast vs mixed", ...
-  std::string reader;  // "naive" or "holdfast"
+  std::string reader;  // "naive", "holdfast", "launcher-cmd" or "reader-cmd"
   std::vector<std::string> writers;
   bool control = false;  // the positive control: it must find violations
   std::uint64_t trials = 0;
@@ -57,6 +65,9 @@ struct PhaseResult {
   std::map<std::string, WriterStats> writer_stats;
   std::map<int, std::vector<TimelinePoint>> timelines;  // by shard index
   std::vector<std::string> samples;  // a few refusal and error messages, for the reader
+  // The first violations and writer findings, with where their evidence is
+  // kept (at most kMaxEvidence per shard).
+  std::vector<Evidence> evidence;
 };
 
 struct CampaignResult {
@@ -68,6 +79,11 @@ struct CampaignResult {
   int launchers = 1;
   std::string settings_dir;
   std::string settings_fs;  // "tmpfs" or the file system's magic number
+  // The user's programs by name: "launcher-cmd", "reader-cmd", "cmd-1", ...
+  std::map<std::string, std::string> commands;
+  // Launch and gatekeeper modes: the holdfast and holdfast-probe it ran.
+  std::string holdfast;
+  std::string probe;
   std::vector<PhaseResult> phases;
 };
 

@@ -54,6 +54,22 @@ const std::vector<WriterKind>& writer_kinds() {
       {"rename-prev", true, microseconds(100'000)},
       {"symlink-flip", true, microseconds(0)},
       {"symlink-dangle", true, microseconds(0)},
+      // Ordinary saves: the same bytes again through a temp and a rename
+      // (an autosave of unchanged settings). No gap; launches must not be
+      // refused for it.
+      {"same-content", false, std::nullopt},
+      // Files created and removed beside every directory on the way to the
+      // settings (a browser's or an IDE's own files); saves nothing.
+      {"churn", false, std::nullopt, WriterKind::Target::both, true},
+      // rename-prev on the user file, with holdfast's state directory
+      // removed before every save: presence must not live there alone.
+      {"state-loss", true, microseconds(100'000)},
+      // The workspace file, where the deny rule is alone: renamed to .prev,
+      // deleted and recreated, or its whole .holdfast/ swapped.
+      {"workspace-rename-prev", true, microseconds(100'000), WriterKind::Target::workspace_files},
+      {"workspace-delete-recreate", true, microseconds(100'000),
+       WriterKind::Target::workspace_files},
+      {"workspace-dir-swap", true, microseconds(100'000), WriterKind::Target::workspace_files},
   };
   return kinds;
 }

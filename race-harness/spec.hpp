@@ -23,6 +23,14 @@ struct WriterKind {
   // How long the writer holds its gap open by default; nullopt when it has
   // no gap to hold (a pause is then refused).
   std::optional<std::chrono::microseconds> default_pause;
+  // Which files it saves: the user file, or each launcher's workspace file
+  // (<workspace>/.holdfast/settings.json, where the deny rule then is
+  // alone), or both.
+  enum class Target { user_file, workspace_files, both } target = Target::user_file;
+  // Its phase has no system directory and workspaces without .holdfast/
+  // (as most hosts and fresh projects): directories a reader watches the
+  // nearest ancestor of.
+  bool sparse_layout = false;
 };
 
 // The writers the harness knows, in a fixed order.

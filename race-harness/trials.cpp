@@ -14,7 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kRefusedExit = 125;  // holdfast run: holdfast refused or failed
 // holdfast check's exit codes.
 constexpr int kCheckAllow = 0;
 constexpr int kCheckError = 1;  // invalid settings or unreadable settings: nothing decided
@@ -27,13 +26,6 @@ std::string first_line(const std::string& text) {
   for (const char c : text) line += c == '\n' ? '|' : c;
   while (!line.empty() && line.back() == '|') line.pop_back();
   return line.size() > 400 ? line.substr(0, 400) + "..." : line;
-}
-
-std::vector<std::string> probe_args(const TrialSetup& /*setup*/, const fs::path& workspace) {
-  // The workspace's own copy of the probe: the sandbox hides the rest of
-  // /tmp (and the build tree may be there).
-  return {(workspace / "holdfast-probe").string(), "read:" + (workspace / "marker").string(),
-          "write:" + (workspace / "probe-write").string(), "socket-inet"};
 }
 
 std::map<std::string, std::string> holdfast_environment(const TrialSetup& setup) {
@@ -68,20 +60,6 @@ std::map<std::string, std::string> as_the_naive_reader_saw_it(const TrialSetup& 
   return environment;
 }
 
-std::string naive_kind(const NaiveReading& reading) {
-  switch (reading.kind) {
-    case NaiveReading::Kind::missing:
-      return reading.missing_what;
-    case NaiveReading::Kind::damaged:
-      return "file damaged";
-    case NaiveReading::Kind::lax:
-      return "policy replaced";
-    case NaiveReading::Kind::strict:
-      break;
-  }
-  return "policy in force";
-}
-
 // The trial of a process that ran: its time, and refused when it exited
 // with holdfast's refusal code `refused_exit` (stderr says why); otherwise
 // still to be classified.
@@ -95,9 +73,16 @@ Trial finished(const Captured& captured, int refused_exit) {
   return trial;
 }
 
-// A naive control's violation is counted by what its reader saw (the
-// started process only confirms the consequence).
-Trial with_naive_view(Trial trial, const std::string& seen_as) {
+}  // namespace
+
+std::vector<std::string> probe_args(const fs::path& workspace, const std::string& network_check) {
+  // The workspace's own copy of the probe: the sandbox hides the rest of
+  // /tmp (and the build tree may be there).
+  return {(workspace / "holdfast-probe").string(), "read:" + (workspace / "marker").string(),
+          "write:" + (workspace / "probe-write").string(), network_check};
+}
+
+Trial with_reader_view(Trial trial, const std::string& seen_as) {
   if (trial.outcome == Outcome::violated && !seen_as.empty()) {
     trial.note = seen_as + ", so " + trial.note;
     trial.kind = seen_as;
@@ -105,15 +90,28 @@ Trial with_naive_view(Trial trial, const std::string& seen_as) {
   return trial;
 }
 
+namespace {
+
+fs::path raced_workspace_file(const fs::path& workspace) {
+  return workspace / ".holdfast" / "settings.json";
+}
+
+// What the naive reader takes the deny-bearing file to say, when the
+// workspace file is raced: a missing or damaged file is "no rules" to it.
+bool naive_loses_the_workspace_deny(const NaiveReading& reading) { return !reading.denies; }
+
 }  // namespace
 
-Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
+Trial snapshot_trial(const std::string& reader, const TrialSetup& setup,
+                     const fs::path& workspace) {
   Trial trial;
   if (reader == "naive") {
-    const NaiveReading reading = read_naively(setup.user_file);
-    if (naive_runs_unconfined(reading)) {
+    const NaiveReading reading =
+        read_naively(setup.workspace_raced ? raced_workspace_file(workspace) : setup.user_file);
+    if (setup.workspace_raced ? naive_loses_the_workspace_deny(reading)
+                              : naive_runs_unconfined(reading)) {
       trial.outcome = Outcome::violated;
-      trial.kind = naive_kind(reading);
+      trial.kind = describe(reading);
       trial.note = trial.kind;
     } else {
       trial.outcome = Outcome::honoured;
@@ -121,8 +119,11 @@ Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
     return trial;
   }
   try {
-    const auto snapshot = settings::take_snapshot(setup.paths);
-    if (is_strict_policy(snapshot.effective.value)) {
+    settings::ScopePaths paths = setup.paths;
+    if (setup.workspace_raced) paths.workspace = workspace;
+    const auto snapshot = settings::take_snapshot(paths);
+    if (is_strict_policy(snapshot.effective.value) &&
+        (!setup.workspace_raced || has_deny_rule(snapshot.effective.value))) {
       trial.outcome = Outcome::honoured;
     } else {
       trial.outcome = Outcome::violated;
@@ -145,8 +146,8 @@ Trial snapshot_trial(const std::string& reader, const TrialSetup& setup) {
   return trial;
 }
 
-Trial classify_start(const Captured& captured, const fs::path& workspace) {
-  Trial trial = finished(captured, kRefusedExit);
+Trial classify_start(const Captured& captured, const fs::path& workspace, int refused_exit) {
+  Trial trial = finished(captured, refused_exit);
   if (trial.outcome == Outcome::refused) return trial;
   const int code = base::exit_code(captured.status);
   if (code != 0) {
@@ -160,26 +161,32 @@ Trial classify_start(const Captured& captured, const fs::path& workspace) {
     trial.note = "no probe output: " + first_line(captured.out);
     return trial;
   }
+  trial.evidence = {{"probe", output}};
   bool saw_marker = false;
   bool wrote = false;
   bool inet = false;
+  bool reached = false;  // a port on the host's loopback (a user's launcher's probe)
   for (const auto& result : output["results"]) {
     const auto check = result.value("check", std::string());
     const bool allowed = result.value("allowed", false);
     if (check == "read:" + (workspace / "marker").string()) saw_marker = allowed;
     if (check.starts_with("write:")) wrote = allowed;
     if (check == "socket-inet") inet = allowed;
+    if (check.starts_with("connect-tcp:")) reached = allowed;
   }
   if (!saw_marker) {
     // The probe could not see the workspace: its "cannot write" would mean
     // nothing.
     trial.outcome = Outcome::error;
     trial.note = "the probe could not read the workspace marker: " + first_line(captured.out);
-  } else if (wrote || inet) {
+  } else if (wrote || inet || reached) {
+    std::vector<std::string> seen;
+    if (wrote) seen.emplace_back("workspace writable");
+    if (inet) seen.emplace_back("AF_INET socket allowed");
+    if (reached) seen.emplace_back("host network reachable");
     trial.outcome = Outcome::violated;
-    trial.kind = wrote ? "workspace writable" : "AF_INET socket allowed";
-    trial.note = std::string(wrote ? "workspace writable" : "") + (wrote && inet ? ", " : "") +
-                 (inet ? "AF_INET socket allowed" : "");
+    trial.kind = seen.front();
+    for (const auto& what : seen) trial.note += (trial.note.empty() ? "" : ", ") + what;
   } else {
     trial.outcome = Outcome::honoured;
   }
@@ -193,20 +200,20 @@ Trial launch_trial(const std::string& reader, const TrialSetup& setup, const fs:
   if (reader == "naive") {
     const NaiveReading reading = read_naively(setup.user_file);
     if (naive_runs_unconfined(reading)) {
-      seen_as = naive_kind(reading);
+      seen_as = describe(reading);
     } else {
       environment = as_the_naive_reader_saw_it(setup, workspace, reading);
     }
   }
   if (!seen_as.empty()) {
-    argv = probe_args(setup, workspace);  // "no policy": the seeds' launcher runs it as is
+    argv = probe_args(workspace);  // "no policy": the seeds' launcher runs it as is
   } else {
     argv = {setup.holdfast,     "run", "--workspace", workspace.string(), "--cwd",
             workspace.string(), "--"};
-    for (auto& arg : probe_args(setup, workspace)) argv.push_back(std::move(arg));
+    for (auto& arg : probe_args(workspace)) argv.push_back(std::move(arg));
   }
   try {
-    return with_naive_view(classify_start(run_captured(argv, environment), workspace), seen_as);
+    return with_reader_view(classify_start(run_captured(argv, environment), workspace), seen_as);
   } catch (const std::exception& e) {
     Trial trial;
     trial.note = first_line(e.what());
@@ -246,12 +253,23 @@ Trial gatekeeper_trial(const std::string& reader, const TrialSetup& setup,
                        const fs::path& workspace) {
   auto environment = holdfast_environment(setup);
   std::string seen_as;
-  if (reader == "naive") {
+  if (reader == "naive" && setup.workspace_raced) {
+    // The naive reader found no deny in the workspace file: it decides on
+    // no workspace rules at all, and the operator scopes here deny nothing.
+    const NaiveReading reading = read_naively(raced_workspace_file(workspace));
+    if (naive_loses_the_workspace_deny(reading)) {
+      Trial trial;
+      trial.outcome = Outcome::violated;
+      trial.kind = describe(reading);
+      trial.note = trial.kind + ", so the workspace's deny was not applied";
+      return trial;
+    }
+  } else if (reader == "naive") {
     const NaiveReading reading = read_naively(setup.user_file);
     if (naive_runs_unconfined(reading)) {
       environment["HOLDFAST_CONFIG_DIR"] = setup.empty_config_dir.string();
       environment["HOLDFAST_STATE_DIR"] = setup.empty_state_dir.string();
-      seen_as = naive_kind(reading);
+      seen_as = describe(reading);
     } else {
       environment = as_the_naive_reader_saw_it(setup, workspace, reading);
     }
@@ -266,7 +284,7 @@ Trial gatekeeper_trial(const std::string& reader, const TrialSetup& setup,
                                          "Read",
                                          (workspace / kDeniedName).string()};
   try {
-    return with_naive_view(classify_check(run_captured(argv, environment)), seen_as);
+    return with_reader_view(classify_check(run_captured(argv, environment)), seen_as);
   } catch (const std::exception& e) {
     Trial trial;
     trial.note = first_line(e.what());

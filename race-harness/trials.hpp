@@ -27,7 +27,9 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "race-harness/process.hpp"
 #include "settings/scopes.hpp"
@@ -41,7 +43,13 @@ struct Trial {
   std::string kind;          // violations: a short name for what was seen, counted per phase
   std::string note;          // why, for refusals, violations and errors
   double child_seconds = 0;  // launch mode: the started process's wall time
+  // What the trial's program said (the probe's results, the policy it
+  // reported reading), kept with a violation as its evidence; null if none.
+  nlohmann::json evidence;
 };
+
+// holdfast run's exit code when holdfast refused or failed.
+inline constexpr int kRefusedExit = 125;
 
 struct TrialSetup {
   settings::ScopePaths paths;  // system_dir and config_dir (the writers' directory)
@@ -59,9 +67,15 @@ struct TrialSetup {
   // Where the naive control keeps the settings as it read them, one
   // directory per launcher (config and state), beside the writers' one.
   std::filesystem::path naive_views_dir;
+  // The writers save each workspace's file, which holds the deny rule
+  // alone: a reading honours the policy only with that deny.
+  bool workspace_raced = false;
 };
 
-Trial snapshot_trial(const std::string& reader, const TrialSetup& setup);
+// `workspace` is the launcher's own (its file is raced when
+// setup.workspace_raced).
+Trial snapshot_trial(const std::string& reader, const TrialSetup& setup,
+                     const std::filesystem::path& workspace);
 
 // `workspace` must hold a readable file named "marker".
 Trial launch_trial(const std::string& reader, const TrialSetup& setup,
@@ -71,8 +85,20 @@ Trial launch_trial(const std::string& reader, const TrialSetup& setup,
 Trial gatekeeper_trial(const std::string& reader, const TrialSetup& setup,
                        const std::filesystem::path& workspace);
 
-// Classifies a start from its exit status and the probe's JSON line.
-Trial classify_start(const Captured& captured, const std::filesystem::path& workspace);
+// The probe's command line in `workspace` (its copy of holdfast-probe
+// there): read the marker, try to write the workspace, and try the network
+// (holdfast's seccomp filter refuses an AF_INET socket outright).
+std::vector<std::string> probe_args(const std::filesystem::path& workspace,
+                                    const std::string& network_check = "socket-inet");
+
+// Classifies a start from its exit status (`refused_exit`: the launcher
+// refused) and the probe's JSON line.
+Trial classify_start(const Captured& captured, const std::filesystem::path& workspace,
+                     int refused_exit = kRefusedExit);
+
+// A violation explained by what the reader saw first ("file missing, so
+// workspace writable") and counted by it; other trials as they are.
+Trial with_reader_view(Trial trial, const std::string& seen_as);
 
 // Classifies a `holdfast check --json` answer from its exit status and
 // output: deny is honoured, allow or ask violated, exit 1 refused.

@@ -20,6 +20,8 @@
 #include "base/system_error.hpp"
 #include "race-harness/documents.hpp"
 #include "settings/atomic_writer.hpp"
+#include "settings/errors.hpp"
+#include "settings/scopes.hpp"
 #include "settings/store.hpp"
 
 namespace holdfast::race {
@@ -127,14 +129,13 @@ void save_in_place(const fs::path& target, std::uint64_t generation, microsecond
 
 // A directory writer's new directory, DIR + suffix, holding only the new
 // NAME. (Each writer has its own suffix, so two can run side by side.)
-fs::path build_next_directory(const fs::path& target, std::uint64_t generation,
-                              const char* suffix) {
+fs::path build_next_directory(const fs::path& target, const std::string& text, const char* suffix) {
   const fs::path directory = target.parent_path();
   const fs::path next = directory.string() + suffix;
   std::error_code ec;
   fs::remove_all(next, ec);  // left by a save that failed half-way
   if (::mkdir(next.c_str(), 0755) != 0) base::throw_errno("cannot make", next);
-  write_new_file(next / target.filename(), policy_text(generation));
+  write_new_file(next / target.filename(), text);
   return next;
 }
 
@@ -144,11 +145,11 @@ void remove_tree(const fs::path& path) {
   if (ec) throw std::runtime_error("cannot remove " + path.string() + ": " + ec.message());
 }
 
-void save_dir_swap(const fs::path& target, std::uint64_t generation, microseconds pause,
-                   const StepHook& hook) {
+void swap_directory(const fs::path& target, const std::string& text, microseconds pause,
+                    const StepHook& hook) {
   const fs::path directory = target.parent_path();
   const fs::path previous = directory.string() + ".prev";
-  const fs::path next = build_next_directory(target, generation, ".next");
+  const fs::path next = build_next_directory(target, text, ".next");
   step(hook, "build_next_dir");
   remove_tree(previous);  // rename() onto a non-empty directory fails
   rename_or_fail(directory, previous, "cannot rename the directory away");
@@ -160,9 +161,14 @@ void save_dir_swap(const fs::path& target, std::uint64_t generation, microsecond
   step(hook, "remove_previous_dir");
 }
 
+void save_dir_swap(const fs::path& target, std::uint64_t generation, microseconds pause,
+                   const StepHook& hook) {
+  swap_directory(target, policy_text(generation), pause, hook);
+}
+
 void save_dir_exchange(const fs::path& target, std::uint64_t generation, const StepHook& hook) {
   const fs::path directory = target.parent_path();
-  const fs::path next = build_next_directory(target, generation, ".incoming");
+  const fs::path next = build_next_directory(target, policy_text(generation), ".incoming");
   step(hook, "build_next_dir");
   if (::renameat2(AT_FDCWD, next.c_str(), AT_FDCWD, directory.c_str(), RENAME_EXCHANGE) != 0) {
     base::throw_errno(
@@ -184,6 +190,53 @@ void save_rename_prev(const fs::path& target, std::uint64_t generation, microsec
   }
   apply_policy(document, generation);
   save_through_backup(target, document.dump(2) + "\n", ".next", ".prev", pause, hook);
+}
+
+// An autosave of unchanged settings: the bytes in place, again, through a
+// temp and one rename (the path always names a whole file).
+void save_same_content(const fs::path& target, const StepHook& hook) {
+  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".race-same");
+  write_new_file(temp, read_whole(target, "cannot read to save again"));
+  step(hook, "write_temp");
+  rename_or_fail(temp, target, "cannot rename into place");
+  step(hook, "rename_into_place");
+}
+
+// A program's own files, created, written and removed beside the settings:
+// in the target's directory and in the one above it (where an absent
+// system directory, or a workspace's missing .holdfast/, would appear).
+void save_churn(const fs::path& target, std::uint64_t generation, const StepHook& hook) {
+  const std::string name =
+      ".race-churn-" + std::to_string(::getpid()) + "-" + std::to_string(generation % 4);
+  for (const fs::path& dir : {target.parent_path(), target.parent_path().parent_path()}) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    write_new_file(dir / name, "churn\n");
+    ::unlink((dir / name).c_str());
+  }
+  step(hook, "churn");
+}
+
+// rename-prev, after removing holdfast's state directory (the one the
+// campaign gives every reader), as `rm -rf $XDG_STATE_HOME` would.
+void save_state_loss(const fs::path& target, std::uint64_t generation, microseconds pause,
+                     const StepHook& hook) {
+  try {
+    remove_tree(settings::state_dir_from_environment());
+  } catch (const settings::UsageError&) {
+    // no state directory named: nothing to lose
+  }
+  step(hook, "remove_state_dir");
+  save_rename_prev(target, generation, pause, hook);
+}
+
+void save_workspace_delete_recreate(const fs::path& target, std::uint64_t generation,
+                                    microseconds pause, const StepHook& hook) {
+  if (::unlink(target.c_str()) != 0) base::throw_errno("cannot remove", target);
+  step(hook, "remove");
+  hold(pause);
+  write_new_file(target, workspace_text(generation));
+  step(hook, "recreate");
 }
 
 fs::path store_of(const fs::path& target) { return target.parent_path() / kStoreName; }
@@ -317,6 +370,30 @@ const std::vector<WriterProcedure>& procedures() {
        {"write_target", "remove_link", "create_link", "remove_old_target"},
        save_symlink_flip},
       {"symlink-dangle", {"write_temp", "remove_target", "rename_into_place"}, save_symlink_dangle},
+      {"same-content",
+       {"write_temp", "rename_into_place"},
+       [](const fs::path& t, std::uint64_t, microseconds, const StepHook& h) {
+         save_same_content(t, h);
+       }},
+      {"churn",
+       {"churn"},
+       [](const fs::path& t, std::uint64_t g, microseconds, const StepHook& h) {
+         save_churn(t, g, h);
+       }},
+      {"state-loss",
+       {"remove_state_dir", "write_temp", "rename_to_backup", "rename_into_place"},
+       save_state_loss},
+      {"workspace-rename-prev",
+       {"write_temp", "rename_to_backup", "rename_into_place"},
+       [](const fs::path& t, std::uint64_t g, microseconds p, const StepHook& h) {
+         save_through_backup(t, workspace_text(g), ".next", ".prev", p, h);
+       }},
+      {"workspace-delete-recreate", {"remove", "recreate"}, save_workspace_delete_recreate},
+      {"workspace-dir-swap",
+       {"build_next_dir", "rename_dir_away", "rename_dir_into_place", "remove_previous_dir"},
+       [](const fs::path& t, std::uint64_t g, microseconds p, const StepHook& h) {
+         swap_directory(t, workspace_text(g), p, h);
+       }},
   };
   return table;
 }

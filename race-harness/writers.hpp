@@ -32,6 +32,19 @@
 //   symlink-dangle  NAME is a symlink into DIR/.race-store; write TARGET.next,
 //                   remove the link's target, pause, rename TARGET.next →
 //                   TARGET. Meanwhile NAME is a dangling link.
+//   same-content    read NAME, write the same bytes to a temp, rename it over
+//                   NAME: an autosave of unchanged settings (no gap).
+//   churn           create, write and remove a file of its own beside NAME
+//                   and in DIR's parent (started for the user file and for
+//                   each workspace's file, in a phase with no system
+//                   directory and workspaces without .holdfast/).
+//   state-loss      remove holdfast's state directory ($HOLDFAST_STATE_DIR,
+//                   the campaign's), then save like rename-prev.
+//   workspace-rename-prev, workspace-delete-recreate, workspace-dir-swap
+//                   the workspace file (<workspace>/.holdfast/settings.json,
+//                   holding the deny rule alone): rename to NAME.prev,
+//                   pause, rename the new file in; remove, pause, write
+//                   anew; or the whole .holdfast/ swapped like dir-swap.
 //
 // `run_writer` is the body of the `holdfast-race writer` process that a
 // campaign starts for each writer.

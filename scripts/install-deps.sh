@@ -13,6 +13,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev hyperfine
   # run time: the sandbox itself, and tools the tests drive it with
   bubblewrap util-linux procps
+  # the gatekeeper's traced property test runs commands under strace -f
+  strace
   # the settings page's browser tests (tests/browser) and its screenshot
   # (scripts/screenshot-page.sh): headless Chromium driven by selenium
   chromium chromium-driver python3-selenium
@@ -21,6 +23,10 @@ packages=(
   clang-14 libclang-rt-14-dev llvm-14
   # the Debian package: man pages from --help, and its checker
   help2man lintian
+  # the race harness's tests: the naive launcher example (Python), the
+  # scripts given as a user's commands (jq), the JUnit schema check
+  # (xmllint), and the GitHub workflow lint (YAML and JSON Schema)
+  python3 jq libxml2-utils python3-yaml python3-jsonschema
 )
 
 missing=()

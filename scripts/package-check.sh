@@ -8,6 +8,8 @@
 #   4. `holdfast doctor`, then confined commands in a temp workspace with
 #      temp settings and state directories: /bin/true runs, a write into
 #      the workspace works, a write outside it is refused;
+#      a short `holdfast-race campaign` in launch mode, which must find the
+#      installed holdfast and holdfast-probe by itself;
 #   5. dpkg -r; every file the packages installed is gone.
 #
 #   bash scripts/package-check.sh [BUILD_DIR]     (as root; default: build)
@@ -63,6 +65,7 @@ dpkg -L holdfast holdfast-dev | sort -u > "$work/files"
   fail "/usr/bin/holdfast --version says '$(/usr/bin/holdfast --version)', the package is $version"
 for f in /usr/bin/holdfast /usr/bin/holdfast-race /usr/share/holdfast/settings.schema.json \
   /usr/share/bash-completion/completions/holdfast /usr/share/doc/holdfast/copyright \
+  /usr/share/bash-completion/completions/holdfast-race /usr/libexec/holdfast/holdfast-probe \
   /usr/share/doc/holdfast/changelog.gz /usr/share/man/man1/holdfast.1.gz \
   /usr/share/man/man1/holdfast-settings.1.gz /usr/share/man/man1/holdfast-check.1.gz \
   /usr/share/man/man1/holdfast-run.1.gz /usr/share/man/man1/holdfast-doctor.1.gz \
@@ -77,6 +80,8 @@ done
   fail "the installed holdfast serve --help does not run or does not name its units"
 cmp -s /usr/share/holdfast/settings.schema.json <(/usr/bin/holdfast settings schema) ||
   fail "the installed schema differs from what the installed holdfast prints"
+! cmp -s /usr/share/bash-completion/completions/holdfast{,-race} ||
+  fail "holdfast-race's bash completion is a copy of holdfast's"
 
 echo "== package-check: holdfast doctor and confined commands from the installed files"
 mkdir -p "$work/config" "$work/state" "$work/system" "$work/workspace" "$work/outside"
@@ -92,6 +97,19 @@ if /usr/bin/holdfast run -- /bin/sh -c "echo outside > '$work/outside/written'" 
   fail "a confined command wrote outside its workspace"
 fi
 [ ! -e "$work/outside/written" ] || fail "a file appeared outside the workspace"
+
+echo "== package-check: a race campaign in launch mode from the installed files"
+# No --holdfast or --probe: holdfast-race must find /usr/bin/holdfast and
+# /usr/libexec/holdfast/holdfast-probe itself. The seeds' writer holds its
+# gap for 50 ms at 20 saves a second: the naive control sees the file
+# missing, holdfast's launches never start without the policy.
+mkdir -p "$work/race"
+(cd "$work/race" && /usr/bin/holdfast-race campaign --mode launch --writers rename-backup:20@50ms \
+  --starts 12 --json "$work/race/result.json" --evidence "$work/race/evidence") > "$work/race.log" 2>&1 ||
+  { cat "$work/race.log"; fail "holdfast-race campaign in launch mode failed from the installed files"; }
+grep -q "^holdfast /usr/bin/holdfast, probe /usr/libexec/holdfast/holdfast-probe$" "$work/race.log" ||
+  { cat "$work/race.log"; fail "holdfast-race did not run the installed holdfast and holdfast-probe"; }
+grep -E "^(naive|holdfast) vs rename-backup" "$work/race.log"
 
 echo "== package-check: a program built against holdfast-dev starts a confined command"
 mkdir -p "$work/consumer"

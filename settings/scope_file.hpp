@@ -44,6 +44,9 @@ struct ScopeFile {
   std::uint64_t revision = 0;           // "$revision", 0 when absent
 
   bool valid() const { return !has_errors(diagnostics); }
+  // Present and whole: what a reader can act on (a missing or damaged file
+  // may be a save in progress).
+  bool usable() const { return exists && valid(); }
 };
 
 // The key that holds a scope file's save counter.

@@ -122,6 +122,13 @@ SaveResult Store::update(Scope scope, const std::function<void(nlohmann::json&)>
   write_options.keep_backup = options_.keep_backup;
   write_options.after_step = options_.after_write_step;
   write_file_atomically(path, next.bytes, write_options);
+  // Saved by holdfast: from now on every reader takes its absence for
+  // "missing". The save stands even if that cannot be recorded (the next
+  // snapshot tries again).
+  try {
+    PresenceMemory(paths_.state_dir).remember(path, scope);
+  } catch (const base::SystemError&) {
+  }
   return SaveResult{path, next.revision};
 }
 
@@ -148,16 +155,8 @@ SaveResult Store::unset(Scope scope, const KeyPath& key, const Expectation& expe
 }
 
 bool Store::forget(Scope scope, bool remove_file) {
-  if (!is_operator_scope(scope)) {
-    throw UsageError(
-        "holdfast keeps no memory of workspace files (a workspace cannot carry the policy); "
-        "name an operator scope: system-defaults, user or system");
-  }
   const std::filesystem::path path = file(scope);
   const PresenceMemory memory(paths_.state_dir);
-  if (!memory.enabled()) {
-    throw UsageError("no state directory is set for this store, so nothing is remembered");
-  }
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!remove_file) {

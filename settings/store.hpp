@@ -82,8 +82,9 @@ class Store {
   // Throws UsageError when the key is not set.
   SaveResult unset(Scope scope, const KeyPath& key, const Expectation& expected = {});
 
-  // Confirms that an operator scope's file is gone on purpose: holdfast
-  // forgets that it has seen it, so a later reading takes it for absent.
+  // Confirms that a scope's file is gone on purpose: holdfast forgets that
+  // it has seen it (the marker beside it and the state directory's record),
+  // so a later reading takes it for absent.
   // With `remove_file` the file is first removed (under the scope's lock,
   // durably); without, a file that still exists is a UsageError. Returns
   // whether holdfast had remembered the file.

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "base/fd.hpp"
@@ -295,16 +296,18 @@ Finding check_landlock(const launcher::LaunchPlan* plan) {
   return f;
 }
 
-std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths) {
+std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths,
+                                           settings::Snapshot* merged) {
   std::vector<Finding> findings;
-  // Every scope as the snapshot reader settles it, invalid files kept so
-  // that each can be shown; ownership is judged per file below.
+  // One reading of every scope, as the snapshot reader settles it, invalid
+  // files kept so that each can be shown; ownership is judged per file
+  // below, and then the same reading is merged as a launch would.
   settings::SnapshotOptions read;
   read.keep_invalid = true;
   read.strict_modes = false;
-  std::vector<settings::ScopeFile> files;
+  std::optional<settings::Snapshot> reading;
   try {
-    files = settings::take_snapshot(paths, read).scopes;
+    reading = settings::read_scopes_consistently(paths, read);
   } catch (const std::exception& e) {
     findings.push_back(Finding{"settings:scopes", Verdict::fatal, e.what(),
                                "see the message; holdfast never reads a missing or damaged "
@@ -312,7 +315,8 @@ std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths) {
                                nullptr});
   }
   const settings::PresenceMemory memory(paths.state_dir);
-  for (const auto& file : files) {
+  std::string unsafe_files;
+  for (const auto& file : reading ? reading->scopes : std::vector<settings::ScopeFile>{}) {
     const std::string& path = file.path.string();
     Finding f{"settings:" + std::string(settings::scope_name(file.scope)), Verdict::ok, "", "",
               nullptr};
@@ -332,24 +336,32 @@ std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths) {
       f.verdict = Verdict::fatal;
       f.summary = path + ": unsafe";
       f.advice = unsafe->what();
+      unsafe_files += (unsafe_files.empty() ? "" : ", ") + path;
     } else {
       f.summary = path + ": valid, revision " + std::to_string(file.revision);
     }
-    if (settings::is_operator_scope(file.scope) && memory.remembers(file.path)) {
-      f.summary += " (remembered: if it goes missing, launches wait for it, then refuse)";
+    if (memory.remembers(file.path)) {
+      f.summary += " (remembered: if it goes missing, readers wait for it, then refuse)";
     }
     findings.push_back(std::move(f));
   }
   // The whole reading, as a launch would take it (required policy, ...).
   Finding snapshot{"settings:snapshot", Verdict::ok, "", "", nullptr};
   try {
-    const auto taken = settings::take_snapshot(paths);
-    const bool has_policy = taken.effective.value.contains("tools") &&
-                            taken.effective.value["tools"].contains("executionSandbox");
-    snapshot.summary = "digest " + taken.digest.substr(0, 16) + "; policy from " +
+    if (!reading) throw settings::SnapshotError("the settings could not be read (see above)");
+    if (!unsafe_files.empty()) {
+      throw settings::SnapshotError(
+          "a launch refuses settings files others could write: " + unsafe_files + " (see above)");
+    }
+    settings::merge_snapshot(*reading);
+    const auto& effective = reading->effective.value;
+    const bool has_policy =
+        effective.contains("tools") && effective["tools"].contains("executionSandbox");
+    snapshot.summary = "digest " + reading->digest.substr(0, 16) + "; policy from " +
                        (has_policy ? "an operator scope"
                                    : "the built-in default "
                                      "(workspace-write, network closed)");
+    if (merged != nullptr) *merged = std::move(*reading);
   } catch (const std::exception& e) {
     snapshot.verdict = Verdict::fatal;
     snapshot.summary = e.what();

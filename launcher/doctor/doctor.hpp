@@ -13,6 +13,7 @@
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "settings/scopes.hpp"
+#include "settings/snapshot.hpp"
 
 namespace holdfast::doctor {
 
@@ -50,7 +51,11 @@ Finding check_apparmor_userns();
 // The kernel's Landlock ABI and what it enforces; with a plan, whether that
 // launch applies it and whether an operator requires it.
 Finding check_landlock(const launcher::LaunchPlan* plan);
-std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths);
+// Every scope from one reading, then that reading merged as a launch takes
+// it; `merged`, when given, receives the merged snapshot (left as it was
+// when the reading cannot be merged).
+std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths,
+                                           settings::Snapshot* merged = nullptr);
 // What the effective policy lets the command reach through Unix sockets:
 // with AF_UNIX allowed, the well-known host sockets that exist here.
 Finding check_unix_sockets(const sandbox::Policy& policy);

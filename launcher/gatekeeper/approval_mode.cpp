@@ -34,11 +34,17 @@ ModeOutcome apply_mode(Mode mode, Decision decision, const ModeFacts& facts) {
     case Mode::default_mode:
       break;
     case Mode::auto_edit:
+      if (decision == Decision::ask && facts.workspace_edit && facts.may_be_denied) {
+        return {Decision::ask, "auto-edit mode approves nothing that might be denied"};
+      }
       if (decision == Decision::ask && facts.workspace_edit) {
         return {Decision::allow, "auto-edit mode approves edits inside the workspace"};
       }
       break;
     case Mode::yolo:
+      if (decision == Decision::ask && facts.may_be_denied) {
+        return {Decision::ask, "yolo mode approves nothing that might be denied"};
+      }
       if (decision == Decision::ask) return {Decision::allow, "yolo mode approves every ask"};
       break;
   }

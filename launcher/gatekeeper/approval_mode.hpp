@@ -1,7 +1,8 @@
 // Approval modes: the last step of a decision. A mode can turn an
 // `ask` into `allow`, or (plan) refuse what is not read-only; no mode ever
-// turns a `deny` into anything else, and no mode touches the sandbox
-// policy, which is not the gatekeeper's to change.
+// turns a `deny` into anything else nor approves an `ask` that might be
+// a deny (may_be_denied), and no mode touches the sandbox policy, which is
+// not the gatekeeper's to change.
 #pragma once
 
 #include <optional>
@@ -27,6 +28,9 @@ std::optional<Mode> parse_mode(std::string_view name);
 struct ModeFacts {
   bool read_only = false;       // reads (or a web fetch) only, fully analysed
   bool workspace_edit = false;  // an Edit/Write whose target is inside the workspace
+  // The call might be something a deny rule denies (a glob, a computed
+  // name, a command run by another): no mode approves its ask.
+  bool may_be_denied = false;
 };
 
 struct ModeOutcome {

@@ -17,7 +17,9 @@ struct CompiledRule {
   const Rule* rule = nullptr;
   PathPattern path;                // RuleKind::path with a specifier
   std::vector<std::string> words;  // RuleKind::shell with a specifier
+  std::vector<bool> word_globs;    // per word: has glob characters
   std::string domain;              // RuleKind::fetch with a specifier
+  unsigned kinds = 0;              // bit per OpKind the rule covers in its tier
 };
 
 enum Tier { kDeny = 0, kAsk = 1, kAllow = 2 };
@@ -28,6 +30,10 @@ struct CompiledRules {
   RuleSet session;  // owned copies: CompiledRule points into these
   RuleSet persistent;
   std::array<std::vector<CompiledRule>, 3> tiers;  // session rules first in each
+  // Per tier, the rules that cover some operation, and the Bash rules:
+  // what a mapped shell operation or a command has to look at.
+  std::array<std::vector<const CompiledRule*>, 3> operation_rules;
+  std::array<std::vector<const CompiledRule*>, 3> shell_rules;
 };
 
 namespace {
@@ -81,6 +87,8 @@ CompiledRule compile_rule(const Rule& rule, const PathBases& bases) {
   return compiled;
 }
 
+bool covers(const Rule& rule, OpKind kind, Tier tier);
+
 std::shared_ptr<CompiledRules> compile(const Context& context) {
   auto out = std::make_shared<CompiledRules>();
   out->bases = bases_of(context);
@@ -91,8 +99,24 @@ std::shared_ptr<CompiledRules> compile(const Context& context) {
                                           {&out->session.ask, &out->persistent.ask},
                                           {&out->session.allow, &out->persistent.allow}};
   for (int tier = 0; tier < 3; ++tier) {
+    out->tiers[tier].reserve(lists[tier][0]->size() + lists[tier][1]->size());
     for (const auto* list : lists[tier]) {
-      for (const Rule& rule : *list) out->tiers[tier].push_back(compile_rule(rule, out->bases));
+      for (const Rule& rule : *list) {
+        CompiledRule compiled = compile_rule(rule, out->bases);
+        for (OpKind kind : {OpKind::read, OpKind::write, OpKind::edit, OpKind::fetch}) {
+          if (covers(rule, kind, static_cast<Tier>(tier)))
+            compiled.kinds |= 1U << static_cast<unsigned>(kind);
+        }
+        for (const std::string& word : compiled.words) {
+          compiled.word_globs.push_back(word.find_first_of("*?[") != std::string::npos);
+        }
+        out->tiers[tier].push_back(std::move(compiled));
+      }
+    }
+    out->operation_rules[tier].reserve(out->tiers[tier].size());
+    for (const CompiledRule& rule : out->tiers[tier]) {
+      if (rule.kinds != 0) out->operation_rules[tier].push_back(&rule);
+      if (rule.rule->kind == RuleKind::shell) out->shell_rules[tier].push_back(&rule);
     }
   }
   return out;
@@ -100,20 +124,45 @@ std::shared_ptr<CompiledRules> compile(const Context& context) {
 
 // Shell words against a Bash rule: prefix on word boundaries; a `*` word
 // matches any run of words; other words may glob within themselves.
-bool words_match(const std::vector<std::string>& pattern, std::size_t p,
-                 const std::vector<std::string>& words, std::size_t w) {
+bool words_match(const CompiledRule& rule, std::size_t p, const std::vector<std::string>& words,
+                 std::size_t w) {
+  const std::vector<std::string>& pattern = rule.words;
   if (p == pattern.size()) return true;
   if (pattern[p] == "*") {
     for (std::size_t k = w; k <= words.size(); ++k) {
-      if (words_match(pattern, p + 1, words, k)) return true;
+      if (words_match(rule, p + 1, words, k)) return true;
     }
     return false;
   }
   if (w == words.size()) return false;
+  const bool same = !rule.word_globs[p] ? pattern[p] == words[w]
+                                        : fnmatch(pattern[p].c_str(), words[w].c_str(), 0) == 0;
+  return same && words_match(rule, p + 1, words, w + 1);
+}
+
+// As words_match, but a computed word (dynamic) may stand for any run of
+// words: could the command be one the pattern matches?
+bool words_may_match(const std::vector<std::string>& pattern, std::size_t p,
+                     const std::vector<std::string>& words, const std::vector<bool>& dynamic,
+                     std::size_t w) {
+  if (p == pattern.size()) return true;
+  if (w == words.size()) return false;
+  if (dynamic[w]) {
+    for (std::size_t k = p; k <= pattern.size(); ++k) {
+      if (words_may_match(pattern, k, words, dynamic, w + 1)) return true;
+    }
+    return false;
+  }
+  if (pattern[p] == "*") {
+    for (std::size_t k = w; k <= words.size(); ++k) {
+      if (words_may_match(pattern, p + 1, words, dynamic, k)) return true;
+    }
+    return false;
+  }
   const bool same = pattern[p].find_first_of("*?[") == std::string::npos
                         ? pattern[p] == words[w]
                         : fnmatch(pattern[p].c_str(), words[w].c_str(), 0) == 0;
-  return same && words_match(pattern, p + 1, words, w + 1);
+  return same && words_may_match(pattern, p + 1, words, dynamic, w + 1);
 }
 
 bool host_matches(const std::string& domain, const std::string& host) {
@@ -216,6 +265,17 @@ class Decider {
         verdict = decide_other(call);
         break;
     }
+    facts.may_be_denied = may_be_denied_;
+    if (may_be_denied_ && verdict.decision == Decision::allow) {
+      // An allow rule matched the command's prefix, but a deny rule applies
+      // to anything the command can run or touch: what it might be is not
+      // the allow rule's to approve.
+      verdict = {Decision::ask, std::nullopt,
+                 verdict.reason + ", but an allow rule does not approve what it may run or touch"};
+    }
+    if (may_be_denied_ && verdict.decision == Decision::ask) {
+      verdict.reason += "; it might be " + may_be_denied_reason_ + ", so no mode approves it";
+    }
     ModeOutcome outcome = apply_mode(c_.mode, verdict.decision, facts);
     if (!outcome.reason.empty()) {
       verdict.reason = outcome.reason +
@@ -253,20 +313,33 @@ class Decider {
                                     const ToolCall* call) const {
     const auto written = split_path(path);
     const auto real = split_path(resolved);
+    const unsigned bit = 1U << static_cast<unsigned>(kind);
+    auto verdict_of = [&](const CompiledRule& rule, int tier) -> std::optional<Verdict> {
+      if (call != nullptr && verbatim_match(rule, *call)) {
+        return rule_verdict(rule, static_cast<Tier>(tier), call->tool + " " + call->argument);
+      }
+      if ((rule.kinds & bit) == 0) return std::nullopt;
+      if (!rule.rule->has_specifier || glob_matches(rule.path, written)) {
+        return rule_verdict(rule, static_cast<Tier>(tier),
+                            std::string(shell::op_kind_name(kind)) + " of " + path);
+      }
+      if (tier != kAllow && resolved != path && glob_matches(rule.path, real)) {
+        return rule_verdict(rule, static_cast<Tier>(tier),
+                            std::string(shell::op_kind_name(kind)) + " of " + path +
+                                " (a symlink to " + resolved + ")");
+      }
+      return std::nullopt;
+    };
     for (int tier = 0; tier < tiers_to_check; ++tier) {
-      for (const CompiledRule& rule : r_.tiers[tier]) {
-        if (call != nullptr && verbatim_match(rule, *call)) {
-          return rule_verdict(rule, static_cast<Tier>(tier), call->tool + " " + call->argument);
+      // A tool call may meet a rule named after its tool verbatim; a shell
+      // operation only the rules that cover operations.
+      if (call != nullptr) {
+        for (const CompiledRule& rule : r_.tiers[tier]) {
+          if (auto v = verdict_of(rule, tier)) return v;
         }
-        if (!covers(*rule.rule, kind, static_cast<Tier>(tier))) continue;
-        if (!rule.rule->has_specifier || glob_matches(rule.path, written)) {
-          return rule_verdict(rule, static_cast<Tier>(tier),
-                              std::string(shell::op_kind_name(kind)) + " of " + path);
-        }
-        if (tier != kAllow && resolved != path && glob_matches(rule.path, real)) {
-          return rule_verdict(rule, static_cast<Tier>(tier),
-                              std::string(shell::op_kind_name(kind)) + " of " + path +
-                                  " (a symlink to " + resolved + ")");
+      } else {
+        for (const CompiledRule* rule : r_.operation_rules[tier]) {
+          if (auto v = verdict_of(*rule, tier)) return v;
         }
       }
     }
@@ -274,9 +347,11 @@ class Decider {
   }
 
   std::optional<Verdict> match_host(const std::string& host, int tiers_to_check) const {
+    const unsigned bit = 1U << static_cast<unsigned>(OpKind::fetch);
     for (int tier = 0; tier < tiers_to_check; ++tier) {
-      for (const CompiledRule& rule : r_.tiers[tier]) {
-        if (!covers(*rule.rule, OpKind::fetch, static_cast<Tier>(tier))) continue;
+      for (const CompiledRule* ref : r_.operation_rules[tier]) {
+        const CompiledRule& rule = *ref;
+        if ((rule.kinds & bit) == 0) continue;
         if (!rule.rule->has_specifier || host_matches(rule.domain, host)) {
           return rule_verdict(rule, static_cast<Tier>(tier), "a fetch from " + host);
         }
@@ -328,18 +403,19 @@ class Decider {
   }
 
   std::optional<Verdict> match_bash_rules(const shell::CommandAnalysis& command) const {
-    std::vector<std::string> by_basename = command.words;
-    if (!by_basename.empty()) {
-      const auto slash = by_basename[0].rfind('/');
-      if (slash != std::string::npos) by_basename[0].erase(0, slash + 1);
+    std::vector<std::string> by_basename;
+    if (!command.words.empty() && command.words[0].find('/') != std::string::npos) {
+      by_basename = command.words;
+      by_basename[0].erase(0, by_basename[0].rfind('/') + 1);
     }
+    const bool typed_differs = command.typed_words != command.words;
     const std::string shown = command.source.empty() ? "the empty command" : command.source;
     for (int tier = 0; tier < 3; ++tier) {
-      for (const CompiledRule& rule : r_.tiers[tier]) {
-        if (rule.rule->kind != RuleKind::shell) continue;
-        if (!rule.rule->has_specifier || words_match(rule.words, 0, command.words, 0) ||
-            words_match(rule.words, 0, by_basename, 0) ||
-            words_match(rule.words, 0, command.typed_words, 0)) {
+      for (const CompiledRule* ref : r_.shell_rules[tier]) {
+        const CompiledRule& rule = *ref;
+        if (!rule.rule->has_specifier || words_match(rule, 0, command.words, 0) ||
+            (!by_basename.empty() && words_match(rule, 0, by_basename, 0)) ||
+            (typed_differs && words_match(rule, 0, command.typed_words, 0))) {
           return rule_verdict(rule, static_cast<Tier>(tier), "`" + shown + "`");
         }
       }
@@ -347,31 +423,146 @@ class Decider {
     return std::nullopt;
   }
 
+  // Is there a rule of the tier for this kind of operation, and (with a
+  // path) one that could match the path or something below it?
+  const CompiledRule* rule_for(Tier tier, OpKind kind, const std::string* below) const {
+    const std::vector<std::string_view> path =
+        below != nullptr ? split_path(*below) : std::vector<std::string_view>{};
+    const unsigned bit = 1U << static_cast<unsigned>(kind);
+    for (const CompiledRule* ref : r_.operation_rules[tier]) {
+      const CompiledRule& rule = *ref;
+      if ((rule.kinds & bit) == 0) continue;
+      if (below == nullptr || !rule.rule->has_specifier || glob_may_match_below(rule.path, path)) {
+        return &rule;
+      }
+    }
+    return nullptr;
+  }
+
+  void mark_may_be_denied(const std::string& what) {
+    if (!may_be_denied_) may_be_denied_reason_ = what;
+    may_be_denied_ = true;
+  }
+
   // One mapped operation, decided as the matching tool call would be:
-  // Read/Edit/Write or WebFetch rules, then the tool default.
-  Verdict operation_verdict(const shell::Operation& op) const {
+  // Read/Edit/Write or WebFetch rules, then the tool default. An operation
+  // that may touch more than its target (a subtree, a glob, any path) is
+  // at least ask, and no mode approves it when a deny rule could match.
+  Verdict operation_verdict(const shell::Operation& op) {
     std::optional<Verdict> matched;
     Verdict verdict;
+    const std::string kind(shell::op_kind_name(op.kind));
     if (op.kind == OpKind::fetch) {
       matched = match_host(op.target, 3);
       verdict = matched ? *matched
                         : Verdict{Decision::ask, std::nullopt,
                                   "fetch from " + op.target + " (tool default: ask)"};
+    } else if (op.scope == shell::Scope::anywhere) {
+      verdict = {Decision::ask, std::nullopt, "it may " + kind + " any path"};
+      if (const CompiledRule* rule = rule_for(kDeny, op.kind, nullptr)) {
+        mark_may_be_denied("a " + kind + " that deny rule " + rule->rule->text + " denies");
+      }
     } else {
       const std::string resolved = resolve(op.unfolded.empty() ? op.target : op.unfolded);
       matched = match_path(op.kind, op.target, resolved, 3, nullptr);
       verdict = matched ? *matched : path_default(op.kind, op.target, resolved);
+      if (verdict.decision != Decision::deny && op.scope != shell::Scope::exact) {
+        // A pattern may be any path. A subtree (walked without following
+        // links) is as its root unless a deny or ask rule could match below it.
+        const CompiledRule* rule = nullptr;
+        bool wider = true;
+        if (op.scope == shell::Scope::pattern) {
+          rule = rule_for(kDeny, op.kind, nullptr);
+        } else {
+          auto below = [&](Tier tier) {
+            const CompiledRule* found = rule_for(tier, op.kind, &op.target);
+            return found != nullptr || resolved == op.target ? found
+                                                             : rule_for(tier, op.kind, &resolved);
+          };
+          rule = below(kDeny);
+          wider = rule != nullptr || below(kAsk) != nullptr;
+        }
+        const std::string what = op.scope == shell::Scope::pattern
+                                     ? "the paths " + op.target + " may be"
+                                     : "everything below " + op.target;
+        if (wider) {
+          keep_strictest(verdict, {Decision::ask, std::nullopt,
+                                   "it may " + kind + " " + what + " (not only what it names)"});
+        }
+        if (rule != nullptr) {
+          mark_may_be_denied("a " + kind + " that deny rule " + rule->rule->text + " denies");
+        }
+      }
     }
     verdict.reason += " (via `" + op.via + "`)";
     return verdict;
+  }
+
+  // Could the command (words with computed ones among them) be one a
+  // Bash deny rule denies? Also looks at the words after an unknown
+  // program: `strace rm -rf x` runs rm.
+  void check_deny_may_match(const shell::CommandAnalysis& command) {
+    if (command.words.empty()) return;
+    std::vector<std::string> words = command.words;
+    std::vector<bool> dynamic = command.dynamic;
+    dynamic.resize(words.size(), false);
+    const auto slash = words[0].rfind('/');
+    if (slash != std::string::npos && !dynamic[0]) words[0].erase(0, slash + 1);
+    std::vector<std::size_t> starts = {0};
+    if (!command.known && !command.arguments_mapped && !dynamic[0]) {
+      // Every word after an unknown program, split on blanks, may start a command.
+      std::vector<std::string> tokens;
+      std::vector<bool> token_dynamic;
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        std::size_t i = 0;
+        const std::string& w = words[k];
+        do {
+          const std::size_t begin = w.find_first_not_of(" \t\n", i);
+          if (begin == std::string::npos) break;
+          const std::size_t end = std::min(w.find_first_of(" \t\n", begin), w.size());
+          std::string token = w.substr(begin, end - begin);
+          const auto s2 = token.rfind('/');
+          if (s2 != std::string::npos) token.erase(0, s2 + 1);
+          if (k > 0 && !dynamic[k]) starts.push_back(tokens.size());
+          tokens.push_back(std::move(token));
+          token_dynamic.push_back(dynamic[k]);
+          i = end;
+        } while (i < w.size());
+      }
+      words = std::move(tokens);
+      dynamic = std::move(token_dynamic);
+    }
+    for (const CompiledRule* ref : r_.shell_rules[kDeny]) {
+      const CompiledRule& rule = *ref;
+      if (!rule.rule->has_specifier) continue;
+      for (std::size_t start : starts) {
+        if (words_may_match(rule.words, 0, words, dynamic, start)) {
+          std::string shown;
+          for (std::size_t k = start; k < words.size(); ++k) {
+            shown += (k > start ? " " : "") + (dynamic[k] ? std::string("…") : words[k]);
+          }
+          mark_may_be_denied("`" + shown + "`, which deny rule " + rule.rule->text + " denies");
+          return;
+        }
+      }
+    }
   }
 
   // A simple command: the Bash rule that matches it, else its default
   // (an unknown program asks; a known one is as strict as its operations).
   // Every operation then counts: the strictest result wins, so an
   // operation can make the decision stricter, never looser.
-  Verdict command_verdict(const shell::CommandAnalysis& command) const {
+  Verdict command_verdict(const shell::CommandAnalysis& command) {
     std::optional<Verdict> verdict = match_bash_rules(command);
+    if (!verdict || verdict->decision != Decision::deny) check_deny_may_match(command);
+    if (!command.runs_unknown.empty()) {
+      for (const CompiledRule& rule : r_.tiers[kDeny]) {
+        if (rule.rule->kind == RuleKind::other) continue;
+        mark_may_be_denied("anything (" + command.runs_unknown.front() + "), and deny rule " +
+                           rule.rule->text + " denies something");
+        break;
+      }
+    }
     if (!verdict && !command.known) {
       const std::string program = command.words.empty() ? command.source : command.words[0];
       verdict = Verdict{Decision::ask, std::nullopt,
@@ -398,7 +589,7 @@ class Decider {
     return *verdict;
   }
 
-  Verdict decide_shell(const ToolCall& call, ModeFacts& facts) const {
+  Verdict decide_shell(const ToolCall& call, ModeFacts& facts) {
     const shell::Analysis analysis = shell::analyse(call.argument, {r_.bases.cwd, r_.bases.home});
     std::vector<shell::CommandAnalysis> commands = analysis.commands;
     if (commands.empty()) commands.emplace_back();  // a bare Bash rule still applies
@@ -422,6 +613,8 @@ class Decider {
   const Context& c_;
   const CompiledRules& r_;
   std::string ws_, tmp_, ws_resolved_, tmp_resolved_;
+  bool may_be_denied_ = false;  // see ModeFacts::may_be_denied
+  std::string may_be_denied_reason_;
 };
 
 }  // namespace

@@ -36,6 +36,24 @@ bool match_from(const PathPattern& pattern, std::size_t p,
   }
 }
 
+// As match_from, but a path that runs out first matches too: some entry
+// below it may complete the pattern.
+bool may_match_from(const PathPattern& pattern, std::size_t p,
+                    const std::vector<std::string_view>& path, std::size_t s) {
+  while (true) {
+    if (p == pattern.segments.size() || s == path.size()) return true;
+    if (pattern.segments[p] == "**") {
+      for (std::size_t k = s; k <= path.size(); ++k) {
+        if (may_match_from(pattern, p + 1, path, k)) return true;
+      }
+      return false;
+    }
+    if (!segment_matches(pattern, p, path[s])) return false;
+    ++p;
+    ++s;
+  }
+}
+
 }  // namespace
 
 std::string normalize_path(std::string_view path, std::string_view base) {
@@ -111,6 +129,14 @@ std::vector<std::string_view> split_path(std::string_view path) {
 
 bool glob_matches(const PathPattern& pattern, const std::vector<std::string_view>& path) {
   return match_from(pattern, 0, path, 0);
+}
+
+bool glob_may_match_below(const PathPattern& pattern, std::string_view normalized_path) {
+  return may_match_from(pattern, 0, split_path(normalized_path), 0);
+}
+
+bool glob_may_match_below(const PathPattern& pattern, const std::vector<std::string_view>& path) {
+  return may_match_from(pattern, 0, path, 0);
 }
 
 bool glob_matches(const PathPattern& pattern, std::string_view normalized_path) {

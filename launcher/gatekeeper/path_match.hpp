@@ -52,4 +52,8 @@ std::vector<std::string_view> split_path(std::string_view path);
 bool glob_matches(const PathPattern& pattern, const std::vector<std::string_view>& path);
 bool glob_matches(const PathPattern& pattern, std::string_view normalized_path);
 
+// Does `pattern` match the path, one of its ancestors, or anything below it?
+bool glob_may_match_below(const PathPattern& pattern, std::string_view normalized_path);
+bool glob_may_match_below(const PathPattern& pattern, const std::vector<std::string_view>& path);
+
 }  // namespace holdfast::gatekeeper

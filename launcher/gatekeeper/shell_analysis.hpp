@@ -8,9 +8,21 @@
 // every directory the command might be in and maps relative paths against
 // each of them.
 //
+// Every program the analysis knows has a row saying which of its options
+// and operands it reads, writes, edits and EXECUTES (shell_programs.hpp);
+// scripts given to sed, awk, jq and find are read for the commands they
+// run and the files they touch (shell_scripts.hpp); commands run by
+// options (sort --compress-program, rg --pre, git -c core.sshCommand,
+// find -exec, awk's system()) are analysed as commands of their own.
+//
 // What cannot be analysed (computed program names, $VARIABLES other than
-// $HOME and $PWD in paths, glob patterns, loops, substitutions, eval) is
-// listed in `unanalysable`; the decision treats it as at least `ask`.
+// $HOME and $PWD in paths, glob patterns, loops, substitutions, eval,
+// environment that changes what runs, unknown options) is listed in
+// `unanalysable`; the decision treats it as at least `ask`. A path that
+// may be anything (a glob, a $VARIABLE, what xargs or find hand over) is
+// an operation with a wider scope, and a command the analysis cannot see
+// is listed in `runs_unknown`: the decision lets no approval mode allow
+// either when a deny rule could match it.
 #pragma once
 
 #include <string>
@@ -23,6 +35,14 @@ enum class OpKind { read, write, edit, fetch };
 
 std::string_view op_kind_name(OpKind kind);
 
+// Which paths an operation may touch.
+enum class Scope {
+  exact,     // the target
+  subtree,   // the target and everything below it (rm -r, grep -r), no symlink followed
+  pattern,   // the target is a glob pattern, or a tree walked through symlinks
+  anywhere,  // any path at all ($VARIABLE, a name from input); target is "/"
+};
+
 struct Operation {
   OpKind kind = OpKind::read;
   std::string target;  // normalized absolute path, or the host for a fetch
@@ -30,15 +50,21 @@ struct Operation {
   // The absolute path before ".." is folded: symlink resolution must see
   // it, because the kernel resolves "link/.." physically.
   std::string unfolded;
+  Scope scope = Scope::exact;
 };
 
 struct CommandAnalysis {
   std::string source;                    // the simple command as typed
   std::vector<std::string> words;        // after wrappers are stripped; what Bash rules match
+  std::vector<bool> dynamic;             // per word of `words`: computed, may be any words
   std::vector<std::string> typed_words;  // before stripping (sudo rm ...)
   bool known = false;                    // the program is one whose effects are all mapped
+  // Not all its effects are mapped, but its arguments are (git): what they
+  // run, read and write is among the operations.
+  bool arguments_mapped = false;
   std::vector<Operation> ops;
   std::vector<std::string> unanalysable;  // reasons; non-empty means at least ask
+  std::vector<std::string> runs_unknown;  // it runs commands the analysis cannot see
 };
 
 struct Analysis {

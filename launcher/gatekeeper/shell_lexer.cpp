@@ -208,11 +208,10 @@ class Lexer {
       i_ += 2;
       const std::string body = read_balanced('(', ')');
       if (i_ < s_.size() && s_[i_] == ')') ++i_;
-      if (body.find("$(") != std::string::npos || body.find('`') != std::string::npos) {
-        word.parts.push_back({WordPart::Kind::substitution, body, quoted});
-      } else {
-        word.parts.push_back({WordPart::Kind::variable, "", quoted});  // arithmetic
-      }
+      word.parts.push_back({WordPart::Kind::arithmetic, body, quoted});
+    } else if (c == '[') {
+      ++i_;
+      word.parts.push_back({WordPart::Kind::arithmetic, read_balanced('[', ']'), quoted});
     } else if (c == '(') {
       ++i_;
       word.parts.push_back({WordPart::Kind::substitution, read_balanced('(', ')'), quoted});
@@ -224,7 +223,8 @@ class Lexer {
       if (body.find("$(") != std::string::npos || body.find('`') != std::string::npos) {
         word.parts.push_back({WordPart::Kind::substitution, body, quoted});
       } else {
-        word.parts.push_back({WordPart::Kind::variable, simple ? body : "", quoted});
+        word.parts.push_back(simple ? WordPart{WordPart::Kind::variable, body, quoted}
+                                    : WordPart{WordPart::Kind::parameter, body, quoted});
       }
     } else if (is_name_start(c)) {
       const std::size_t begin = i_;

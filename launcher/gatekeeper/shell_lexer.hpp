@@ -21,6 +21,8 @@ struct WordPart {
     text,          // characters after quote removal
     variable,      // $NAME or ${NAME}; value is the name, "" for any other form
     substitution,  // $(...), `...`, <(...), >(...); value is the body
+    arithmetic,    // $((...)), $[...]; value is the expression
+    parameter,     // ${...} other than ${NAME}; value is the body
   };
   Kind kind = Kind::text;
   std::string value;

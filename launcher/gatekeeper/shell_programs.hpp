@@ -1,21 +1,32 @@
-// The programs whose effects on files and the network the shell analysis
-// maps, and how each one's arguments map to operations. A program not in
-// the table is unknown: its default is ask, and only a Bash rule can
-// allow it.
+// The programs whose effects on files, the network and other programs the
+// shell analysis maps: for each, every option it accepts (parsed the way it
+// parses them, see shell_options.hpp) with what the option's value does,
+// and how its operands map to operations. A program not in the table is
+// unknown: its default is ask, and only a Bash rule can allow it. An option
+// not in a program's row is unknown too: ask.
 #pragma once
 
 #include <string_view>
 
+#include "launcher/gatekeeper/shell_options.hpp"
+
 namespace holdfast::gatekeeper::shell::detail {
 
-// How a program's arguments map to operations.
+// How a program's operands map to operations.
 enum class Family {
-  none,              // no file or network effect: echo, printf, pwd, ...
-  read_all,          // every operand is read: cat, head, ls, ...
-  read_after_first,  // the first operand is a pattern or program: grep, sed, awk, jq
+  literal,           // no options, no effect: echo, true, expr
+  none,              // no file or network effect through operands: date, uname, printenv
+  no_operands,       // no effect, and an operand would change that: hostname, whoami
+  read_all,          // every operand is read: cat, head, wc, ls, ...
+  grep,              // PATTERN FILE..., recursive with -r/-R
+  rg,                // ripgrep: recursive by default, --pre runs a program
+  sed,               // the script is analysed (e, r, w, s///e, s///w)
+  awk,               // the program is analysed (system, |, >, getline <)
+  jq,                // the filter is analysed (import, include)
   write_all,         // touch, mkdir, tee
   edit_all,          // rm, rmdir, unlink, shred, truncate
-  edit_after_first,  // chmod MODE, chown OWNER, chgrp GROUP
+  chmod,             // MODE FILE... (or -x FILE...: the mode as an option)
+  edit_after_first,  // chown OWNER, chgrp GROUP
   copy,              // cp, ln, install: sources read, destination written
   move,              // mv: sources edited, destination written
   read_then_write,   // uniq IN OUT, xxd IN OUT
@@ -23,13 +34,16 @@ enum class Family {
   find,              // find PATHS EXPR
   curl,
   wget,
+  git,
+  test,     // test, [, [[: -v NAME evaluates an array subscript
+  names,    // unset, export, declare, local, readonly, typeset: NAME[=VALUE]
+  printf_,  // printf [-v NAME] FORMAT ARGS
 };
 
 struct Program {
   std::string_view name;
   Family family;
-  std::string_view short_values;  // short options that take a value
-  std::string_view long_values;   // " name name " long options that take a value
+  OptionTable options;
 };
 
 // The row for a program's name (a basename), or nullptr: unknown.

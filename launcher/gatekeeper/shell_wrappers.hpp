@@ -1,43 +1,56 @@
 // Command wrappers: programs that run the rest of their arguments as a
-// command (sudo, env, time, nice, nohup, timeout, stdbuf, xargs, ...). The
-// analysis skips a wrapper's own options and maps the wrapped command; each
-// row says which options take a value and what else the wrapper does that
-// the analysis must account for.
+// command (sudo, env, time, nice, nohup, timeout, stdbuf, xargs, busybox,
+// watch, ...). The analysis skips a wrapper's own options and maps the
+// wrapped command; each row says which options the wrapper takes (see
+// shell_options.hpp) and what else it does that the analysis must account
+// for.
 #pragma once
 
 #include <array>
 #include <string_view>
+
+#include "launcher/gatekeeper/shell_options.hpp"
 
 namespace holdfast::gatekeeper::shell::detail {
 
 // Option names, short and long ("D", "chdir"); unused entries stay empty.
 using OptionNames = std::array<std::string_view, 2>;
 
+// How the wrapped command is formed from the words after the options.
+enum class Wraps {
+  words,   // the words are the command (sudo rm x)
+  joined,  // the words are joined with spaces and run by sh -c (watch)
+  input,   // the words are the command, and more arguments come from stdin (xargs)
+};
+
 struct Wrapper {
   std::array<std::string_view, 3> names;  // the wrapper's program names; unused entries empty
-  std::string_view short_values;          // short options that take a value
-  std::string_view long_values;           // " name name " long options that take a value
+  std::string_view options;               // the option table, see shell_options.hpp
   // Options that run the command in another directory (sudo -D, env -C):
   // relative paths in it cannot be mapped.
   OptionNames chdir = {};
-  // Options that turn a string into the command (env -S), and why that is
-  // unanalysable.
+  // Options whose value is split into the command (env -S).
   OptionNames splits = {};
-  std::string_view splits_because = {};
   // Options that only look the command up and run nothing (command -v):
   // the analysis ends there.
   OptionNames lookup_only = {};
-  // Why the wrapped command can never be analysed exactly (xargs), and
-  // options that name a file the wrapper reads (xargs -a).
-  std::string_view unanalysable = {};
-  OptionNames reads = {};
+  // Options that make the words run directly instead of joined (watch -x).
+  OptionNames unjoined = {};
   // NAME=value words after the options set the command's environment (env).
   bool assignments_follow = false;
   // One operand before the command that is not a path (timeout's duration).
   bool skips_operand = false;
+  Wraps wraps = Wraps::words;
+  ParseStyle style = ParseStyle::gnu;
 };
 
-// The row for a program's name (a basename), or nullptr: not a wrapper.
-const Wrapper* find_wrapper(std::string_view name);
+struct WrapperRow {
+  const Wrapper* wrapper;
+  const OptionTable* options;
+};
+
+// The row for a program's name (a basename), or {nullptr, nullptr}: not a
+// wrapper.
+WrapperRow find_wrapper(std::string_view name);
 
 }  // namespace holdfast::gatekeeper::shell::detail

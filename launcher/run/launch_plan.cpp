@@ -10,8 +10,10 @@
 #include "launcher/landlock/second_layer.hpp"
 #include "launcher/run/launch_directories.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
+#include "launcher/sandbox/refusal.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
+#include "settings/strict_modes.hpp"
 
 namespace holdfast::launcher {
 
@@ -22,6 +24,45 @@ namespace {
 std::chrono::microseconds since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
 }
+
+// A settings file replaced since the snapshot read it (admission's
+// "settings-file-changed") by one that holds the very bytes that were read
+// — a same-content save, as GUIs autosave — is taken as the file that was
+// read: its owner and mode must pass the same strict-modes check, and
+// admission then checks its links and writability as the file in place.
+void accept_same_content_saves(const settings::Snapshot& snapshot,
+                               const settings::SnapshotOptions& options,
+                               sandbox::HostFacts& facts) {
+  const uid_t uid =
+      options.invoking_uid == static_cast<uid_t>(-1) ? ::getuid() : options.invoking_uid;
+  for (auto& file : facts.settings_files) {
+    if (!file.facts.exists() || file.facts.id == file.read) continue;
+    for (const auto& read : snapshot.scopes) {
+      if (!read.exists ||
+          std::filesystem::absolute(read.path).lexically_normal() != file.facts.path) {
+        continue;
+      }
+      const auto now = settings::identity_if_unchanged(read);
+      if (!now || sandbox::FileId{now->device, now->inode} != file.facts.id) break;
+      if (options.strict_modes &&
+          settings::check_strict_modes(read.path, now->owner, now->mode, uid)) {
+        break;
+      }
+      file.read = file.facts.id;
+    }
+  }
+}
+
+bool only_settings_changed(const sandbox::Refused& refused) {
+  for (const auto& refusal : refused.refusals()) {
+    if (refusal.rule != "settings-file-changed") return false;
+  }
+  return !refused.refusals().empty();
+}
+
+// Plans with one snapshot; plan_launch starts over when the settings
+// change under it.
+LaunchPlan plan_from_one_snapshot(const LaunchRequest& request);
 
 }  // namespace
 
@@ -71,7 +112,28 @@ std::optional<std::string> locate_bwrap() {
   return std::nullopt;
 }
 
+// A launch whose settings files were replaced with new content between its
+// snapshot and its look at the host starts over from a fresh snapshot: an
+// ordinary save costs a retry, not a refusal. Bounded by a few starts
+// within the snapshot's own wait budget; settings that keep changing past
+// it are refused.
 LaunchPlan plan_launch(const LaunchRequest& request) {
+  constexpr int kMaxStarts = 5;
+  const auto deadline = Clock::now() + request.snapshot_options.max_wait;
+  for (int start = 1;; ++start) {
+    try {
+      return plan_from_one_snapshot(request);
+    } catch (const sandbox::Refused& refused) {
+      if (!only_settings_changed(refused) || start >= kMaxStarts || Clock::now() >= deadline) {
+        throw;
+      }
+    }
+  }
+}
+
+namespace {
+
+LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   LaunchPlan plan;
   auto start = Clock::now();
   // The workspace and the cwd, each opened once; everything after names
@@ -110,6 +172,7 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
         file.path, sandbox::FileId{file.identity.device, file.identity.inode});
   }
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
+  accept_same_content_saves(plan.snapshot, request.snapshot_options, plan.facts);
   plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
   if (request.will_run) {
     // The workspace is bound from the descriptor it was opened as.
@@ -168,5 +231,7 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
   plan.timings.policy += since(start);
   return plan;
 }
+
+}  // namespace
 
 }  // namespace holdfast::launcher

@@ -43,9 +43,19 @@ class CheckCli : public ::testing::Test {
     fs::create_directories(dir_ + "/config");
     fs::create_directories(dir_ + "/system");
     fs::create_directories(tree().workspace + "/.holdfast");
-    fs::remove(tree().workspace + "/.holdfast/settings.json");
+    remove_workspace_settings();
   }
-  void TearDown() override { fs::remove(tree().workspace + "/.holdfast/settings.json"); }
+  void TearDown() override { remove_workspace_settings(); }
+
+  // The workspace file, removed on purpose between tests: with holdfast's
+  // memory of it (the marker beside it, the state directory's records), as
+  // `holdfast settings forget --remove` does; a file that merely vanished
+  // would be "missing" to the next test's checks.
+  static void remove_workspace_settings() {
+    fs::remove(tree().workspace + "/.holdfast/settings.json");
+    fs::remove(tree().workspace + "/.holdfast/.settings.json.holdfast-seen");
+    fs::remove_all(tree().home + "/.local/state/holdfast/presence");
+  }
 
   void user_settings(const std::string& json) {
     std::ofstream(dir_ + "/config/settings.json") << expand_placeholders(json);

@@ -7,14 +7,15 @@
 #include <vector>
 
 #include "launcher/gatekeeper/decide.hpp"
-#include "launcher/gatekeeper/symlinks.hpp"
 #include "tests/gatekeeper/fixture.hpp"
 
 namespace holdfast::gatekeeper {
 namespace {
 
 using testing::expand_placeholders;
+using testing::parse_rules;
 using testing::tree;
+using testing::tree_context;
 
 constexpr Decision ALLOW = Decision::allow;
 constexpr Decision ASK = Decision::ask;
@@ -136,6 +137,10 @@ const Case kCases[] = {
     {"yolo_never_approves_bash_deny", "Bash", "rm -rf build", DENY, "Bash(rm -rf *)", Mode::yolo},
     {"yolo_approves_unanalysable", "Bash", "echo $(whoami)", ALLOW, kNoRule, Mode::yolo},
     {"yolo_approves_unknown_tool", "mcp__other__tool", "", ALLOW, kNoRule, Mode::yolo},
+    // An allow rule for the outer program does not approve a command it
+    // may run that a deny rule denies (strace runs `rm -rf build`).
+    {"allow_rule_does_not_approve_what_might_be_denied", "Bash", "strace rm -rf build", ASK,
+     kNoRule, Mode::yolo, "@W", "", "", "Bash(strace:*)"},
     {"plan_allows_workspace_read", "Read", "@W/src/a.c", ALLOW, kNoRule, Mode::plan},
     {"plan_keeps_outside_read_ask", "Read", "@O/x", ASK, kNoRule, Mode::plan},
     {"plan_refuses_write", "Write", "@W/new", DENY, kNoRule, Mode::plan},
@@ -186,8 +191,7 @@ const Case kCases[] = {
     // Forms a fetcher reads as https://evil.com/ must meet the deny rule.
     {"fetch_one_slash", "WebFetch", "http:/evil.com/x", DENY, "WebFetch(domain:evil.com)"},
     {"fetch_no_slash", "WebFetch", "https:evil.com", DENY, "WebFetch(domain:evil.com)"},
-    {"fetch_backslashes", "WebFetch", "https:\\\\evil.com\\x", DENY,
-     "WebFetch(domain:evil.com)"},
+    {"fetch_backslashes", "WebFetch", "https:\\\\evil.com\\x", DENY, "WebFetch(domain:evil.com)"},
     {"fetch_backslash_before_userinfo", "WebFetch", "https://evil.com\\@example.com/", DENY,
      "WebFetch(domain:evil.com)"},
     {"fetch_percent_encoded_host", "WebFetch", "https://ev%69l.com/", DENY,
@@ -222,7 +226,9 @@ const Case kCases[] = {
     {"bash_deny_through_nice", "Bash", "nice -n 10 rm -rf x", DENY, "Bash(rm -rf *)"},
     {"bash_deny_typed_form", "Bash", "sudo shutdown now", DENY, "Bash(sudo shutdown)"},
     {"bash_escaped_program_name", "Bash", "r\\m -rf x", DENY, "Bash(rm -rf *)"},
-    {"bash_assignment_prefix_stripped", "Bash", "GIT_DIR=x git status", ALLOW, "Bash(git status)"},
+    {"bash_assignment_prefix_stripped", "Bash", "LC_ALL=C git status", ALLOW, "Bash(git status)"},
+    // GIT_DIR names another repository, whose configuration (core.fsmonitor) git runs.
+    {"bash_environment_that_changes_what_runs_asks", "Bash", "GIT_DIR=x git status", ASK, kNoRule},
     {"shell_alias_rule", "Bash", "docker ps", ASK, "Shell(docker)"},
     {"shell_alias_tool", "Shell", "rm -rf x", DENY, "Bash(rm -rf *)"},
     {"bash_plain_rm_in_workspace", "Bash", "rm build/x", ALLOW, kNoRule},
@@ -258,6 +264,19 @@ const Case kCases[] = {
     {"dd_if_tilde", "Bash", "dd if=~/.ssh/id_rsa of=/dev/null", DENY, "Read(~/.ssh/**)"},
     {"dd_if_home", "Bash", "dd if=$HOME/.ssh/id_rsa of=out", DENY, "Read(~/.ssh/**)"},
     {"find_denied_dir", "Bash", "find ~/.ssh -name x", DENY, "Read(~/.ssh/**)"},
+    // A recursive listing reads every directory below its operands: ls -R ~
+    // lists ~/.ssh, so no mode approves it (it may be a denied read).
+    {"ls_recursive_lists_denied_dir_below", "Bash", "ls -R ~", ASK, kNoRule, Mode::yolo},
+    {"du_walks_denied_dir_below", "Bash", "du -s ~", ASK, kNoRule, Mode::yolo},
+    {"find_walks_denied_dir_below", "Bash", "find ~ -name x", ASK, kNoRule, Mode::yolo},
+    // A subtree with no deny or ask rule below it is decided as its root.
+    {"subtree_without_rules_below_is_its_root", "Bash", "grep -r x /usr/share/doc", ALLOW,
+     "Read(//usr/share/**)"},
+    // rmdir -p removes the parents as written: .. is the workspace's parent.
+    {"rmdir_parents_are_edits", "Bash", "rmdir -p ../ws/empty", ASK, kNoRule},
+    // jq takes the operands after --args as values, not files.
+    {"jq_args_are_not_files", "Bash", "jq -n '$ARGS' --args ~/.ssh/id_rsa", ALLOW, kNoRule},
+    {"jq_file_before_args_is_read", "Bash", "jq . ~/.ssh/id_rsa --args x", DENY, "Read(~/.ssh/**)"},
     {"find_delete_asks", "Bash", "find . -name '*.o' -delete", ASK, kNoRule},
     {"find_exec_asks", "Bash", "find . -exec rm {} \\;", ASK, kNoRule},
     {"glob_under_denied_dir", "Bash", "cat ~/.ssh/*", DENY, "Read(~/.ssh/**)"},
@@ -396,12 +415,6 @@ const Case kCases[] = {
 
 class DecisionTable : public ::testing::TestWithParam<Case> {};
 
-std::vector<Rule> parse_all(const std::vector<std::string>& texts) {
-  std::vector<Rule> rules;
-  for (const auto& text : texts) rules.push_back(parse_rule(expand_placeholders(text)));
-  return rules;
-}
-
 std::vector<Rule> parse_one(const char* text) {
   if (*text == '\0') return {};
   return {parse_rule(expand_placeholders(text))};
@@ -409,16 +422,11 @@ std::vector<Rule> parse_one(const char* text) {
 
 TEST_P(DecisionTable, Decides) {
   const Case& c = GetParam();
-  Context context;
-  context.workspace = tree().workspace;
-  context.cwd = expand_placeholders(c.cwd);
-  context.home = tree().home;
-  context.tmp = tree().tmp;
+  Context context = tree_context(c.cwd);
   context.mode = c.mode;
-  context.persistent = {parse_all(kAllow), parse_all(kAsk), parse_all(kDeny)};
+  context.persistent = {parse_rules(kAllow), parse_rules(kAsk), parse_rules(kDeny)};
   context.session = {parse_one(c.session_allow), parse_one(c.session_ask),
                      parse_one(c.session_deny)};
-  context.resolve = resolve_symlinks;
   prepare(context);
   const Verdict verdict = decide({c.tool, expand_placeholders(c.argument)}, context);
   EXPECT_EQ(decision_name(verdict.decision), decision_name(c.expected)) << verdict.reason;

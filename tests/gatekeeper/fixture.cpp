@@ -5,16 +5,13 @@
 
 #include <fstream>
 
+#include "launcher/gatekeeper/symlinks.hpp"
+
 namespace holdfast::gatekeeper::testing {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
 
 class TreeEnvironment : public ::testing::Environment {
  public:
@@ -40,14 +37,14 @@ Tree make_tree() {
   t.home = t.root + "/home";
   t.outside = t.root + "/outside";
   t.tmp = t.root + "/tmp";
-  write(t.home + "/.ssh/id_rsa", "secret key\n");
-  write(t.home + "/notes.txt", "notes\n");
-  write(t.outside + "/secret", "outside secret\n");
-  write(t.outside + "/x", "x\n");
-  write(t.root + "/secret", "root secret\n");
-  write(t.workspace + "/src/a.c", "int main;\n");
-  write(t.workspace + "/protected/f", "protected\n");
-  write(t.workspace + "/.env", "TOKEN=1\n");
+  write_file(t.home + "/.ssh/id_rsa", "secret key\n");
+  write_file(t.home + "/notes.txt", "notes\n");
+  write_file(t.outside + "/secret", "outside secret\n");
+  write_file(t.outside + "/x", "x\n");
+  write_file(t.root + "/secret", "root secret\n");
+  write_file(t.workspace + "/src/a.c", "int main;\n");
+  write_file(t.workspace + "/protected/f", "protected\n");
+  write_file(t.workspace + "/.env", "TOKEN=1\n");
   fs::create_directories(t.workspace + "/sub");
   fs::create_directories(t.tmp);
   // Symlinks from inside the workspace to places rules deny or the
@@ -78,6 +75,27 @@ std::string expand_placeholders(std::string text) {
     }
   }
   return text;
+}
+
+std::vector<Rule> parse_rules(const std::vector<std::string>& texts) {
+  std::vector<Rule> rules;
+  for (const auto& text : texts) rules.push_back(parse_rule(expand_placeholders(text)));
+  return rules;
+}
+
+Context tree_context(const std::string& cwd) {
+  Context context;
+  context.workspace = tree().workspace;
+  context.cwd = expand_placeholders(cwd);
+  context.home = tree().home;
+  context.tmp = tree().tmp;
+  context.resolve = resolve_symlinks;
+  return context;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
 }
 
 }  // namespace holdfast::gatekeeper::testing

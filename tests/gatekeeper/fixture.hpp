@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
+
+#include "launcher/gatekeeper/decide.hpp"
 
 namespace holdfast::gatekeeper::testing {
 
@@ -17,5 +20,15 @@ const Tree& tree();
 
 // @W workspace, @H home, @O outside, @R root, @T private tmp.
 std::string expand_placeholders(std::string text);
+
+// Rules from their texts, placeholders expanded.
+std::vector<Rule> parse_rules(const std::vector<std::string>& texts);
+
+// A context on the tree: its workspace, home and private tmp, the cwd
+// given (placeholders expanded), real symlink resolution; no rules.
+Context tree_context(const std::string& cwd);
+
+// Writes a file, making its directories.
+void write_file(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace holdfast::gatekeeper::testing

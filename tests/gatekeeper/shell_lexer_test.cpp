@@ -81,11 +81,14 @@ TEST(Analysis, MapsOperations) {
   const auto analysis = analyse("cp a b/c && cd /x && rm y", {"/ws", "/home/me"});
   ASSERT_EQ(analysis.commands.size(), 3u);
   const auto& cp = analysis.commands[0].ops;
-  ASSERT_EQ(cp.size(), 2u);
+  ASSERT_EQ(cp.size(), 3u);
   EXPECT_EQ(cp[0].kind, OpKind::read);
   EXPECT_EQ(cp[0].target, "/ws/a");
   EXPECT_EQ(cp[1].kind, OpKind::write);
   EXPECT_EQ(cp[1].target, "/ws/b/c");
+  // b/c may be a directory: then b/c/a is written.
+  EXPECT_EQ(cp[2].kind, OpKind::write);
+  EXPECT_EQ(cp[2].target, "/ws/b/c/a");
   // After the cd, both the old and the new directory are possible.
   const auto& rm = analysis.commands[2].ops;
   ASSERT_EQ(rm.size(), 2u);

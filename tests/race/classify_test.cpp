@@ -44,6 +44,25 @@ TEST(ClassifyStart, WritableWorkspaceOrOpenNetworkIsAViolation) {
             Outcome::violated);
 }
 
+// A user's launcher's probe tries a port on the host's loopback instead of
+// opening an AF_INET socket (an empty network namespace allows the socket
+// but reaches nothing): reaching it is a violation, failing to is not.
+TEST(ClassifyStart, AReachableHostPortIsAViolation) {
+  const auto line = [](bool reached) {
+    return std::string(R"({"results":[{"check":"read:/w/marker","allowed":true},)"
+                       R"({"check":"write:/w/probe-write","allowed":false},)"
+                       R"({"check":"connect-tcp:127.0.0.1:4000","allowed":)") +
+           (reached ? "true" : "false") + "}]}\n";
+  };
+  const Trial reached = classify_start(start(0, line(true)), kWorkspace);
+  EXPECT_EQ(reached.outcome, Outcome::violated);
+  EXPECT_EQ(reached.kind, "host network reachable");
+  EXPECT_EQ(classify_start(start(0, line(false)), kWorkspace).outcome, Outcome::honoured);
+  // A launcher's own refusal code is a refusal; holdfast's 125 then is not.
+  EXPECT_EQ(classify_start(start(3, ""), kWorkspace, 3).outcome, Outcome::refused);
+  EXPECT_EQ(classify_start(start(125, ""), kWorkspace, 3).outcome, Outcome::error);
+}
+
 TEST(ClassifyStart, Exit125IsARefusal) {
   const Trial t = classify_start(start(125, "", "holdfast: refusing\nto launch\n"), kWorkspace);
   EXPECT_EQ(t.outcome, Outcome::refused);

@@ -191,6 +191,51 @@ TEST_F(HarnessTest, NaiveControlsCatchEachWritersOwnGap) {
   EXPECT_EQ(whole.json["phases"][0]["writers"][0], "rename-backup:max");
 }
 
+// The writers of ordinary saves and everyday activity (issue 21): the naive
+// controls catch the gaps of those that leave one (the workspace deny lost,
+// the user file missing while the state directory is gone), and holdfast's
+// reader loses nothing against any of them, nor refuses against the ones
+// that leave no gap.
+TEST_F(HarnessTest, SavesChurnStateLossAndWorkspaceWritersHoldWhileTheirControlsFire) {
+  const RaceRun r =
+      run("campaign --mode snapshot --skip-mixed --starts 200 --control-starts 2000 --writers "
+          "same-content,churn,state-loss@20ms,workspace-rename-prev@20ms,"
+          "workspace-delete-recreate@20ms,workspace-dir-swap@20ms",
+          "saves.json");
+  ASSERT_EQ(r.exit_code, 0) << output();
+  for (const char* control :
+       {"naive vs state-loss (control)", "naive vs workspace-rename-prev (control)",
+        "naive vs workspace-delete-recreate (control)", "naive vs workspace-dir-swap (control)"}) {
+    const auto* phase = find_phase(r.json, control);
+    ASSERT_NE(phase, nullptr) << control;
+    EXPECT_GT((*phase)["violated"].get<std::uint64_t>(), 0u) << control;
+  }
+  for (const char* writer : {"same-content", "churn", "state-loss", "workspace-rename-prev",
+                             "workspace-delete-recreate", "workspace-dir-swap"}) {
+    const auto* phase = find_phase(r.json, std::string("holdfast vs ") + writer);
+    ASSERT_NE(phase, nullptr) << writer;
+    EXPECT_EQ((*phase)["violated"].get<std::uint64_t>(), 0u) << writer;
+    EXPECT_GT((*phase)["honoured"].get<std::uint64_t>(), 0u) << writer;
+  }
+  for (const char* gapless : {"holdfast vs same-content", "holdfast vs churn"}) {
+    EXPECT_EQ((*find_phase(r.json, gapless))["refused"].get<std::uint64_t>(), 0u) << gapless;
+  }
+}
+
+TEST_F(HarnessTest, GatekeeperChecksKeepTheWorkspaceDenyUnderItsWriters) {
+  const RaceRun r =
+      run("campaign --mode gatekeeper --skip-mixed --starts 16 --control-starts 40 --writers "
+          "workspace-rename-prev@20ms,workspace-dir-swap@20ms,churn",
+          "workspace-gatekeeper.json");
+  ASSERT_EQ(r.exit_code, 0) << output();
+  for (const char* writer : {"workspace-rename-prev", "workspace-dir-swap", "churn"}) {
+    const auto* phase = find_phase(r.json, std::string("holdfast vs ") + writer);
+    ASSERT_NE(phase, nullptr) << writer;
+    EXPECT_EQ((*phase)["violated"].get<std::uint64_t>(), 0u) << writer;
+  }
+  EXPECT_EQ((*find_phase(r.json, "holdfast vs churn"))["refused"].get<std::uint64_t>(), 0u);
+}
+
 TEST_F(HarnessTest, GatekeeperModeRealChecksAnswerTheDenyAndTheControlSeesAllow) {
   // in-place holds its file empty for 200 us of every save: its control
   // sees that nearly every time.

@@ -6,27 +6,11 @@
 #include <fstream>
 
 #include "race-harness/report.hpp"
+#include "tests/race/phase_fixture.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace holdfast::race {
 namespace {
-
-PhaseResult phase(const std::string& name, bool control, std::uint64_t honoured,
-                  std::uint64_t violated, std::uint64_t refused = 0) {
-  PhaseResult p;
-  p.name = name;
-  p.reader = control ? "naive" : "holdfast";
-  p.writers = {"rename-backup:max"};
-  p.control = control;
-  p.honoured = honoured;
-  p.violated = violated;
-  p.refused = refused;
-  p.trials = honoured + violated + refused;
-  p.seconds = 2;
-  p.writer_stats["rename-backup"] = {100, 0};
-  p.timelines[1] = {{1.0, p.trials / 2, 0, 0}, {2.0, p.trials, violated, refused}};
-  return p;
-}
 
 CampaignResult campaign(std::vector<PhaseResult> phases) {
   CampaignResult r;

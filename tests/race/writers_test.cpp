@@ -222,5 +222,59 @@ TEST_F(WritersTest, InitialTargetIsALinkOnlyForSymlinkWriters) {
   EXPECT_EQ(read_naively(target_).generation, 1u);
 }
 
+TEST_F(WritersTest, SameContentReplacesTheFileWithTheSameBytesAndNeverLeavesAGap) {
+  create_initial_target({"same-content"}, target_, policy_text(7));
+  struct stat before {};
+  ASSERT_EQ(::stat(target_.c_str(), &before), 0);
+  const auto looks = save_and_look("same-content", target_, 8);
+  for (const auto& [step, l] : looks) {
+    EXPECT_EQ(l.reading, NaiveReading::Kind::strict) << step;
+    EXPECT_EQ(l.generation, 7u) << step;  // the bytes in place, not a new generation
+  }
+  struct stat after {};
+  ASSERT_EQ(::stat(target_.c_str(), &after), 0);
+  EXPECT_NE(before.st_ino, after.st_ino);  // a new file, as an autosave makes
+  EXPECT_EQ(testing::names_starting_with(config_, "."), std::vector<std::string>{});
+}
+
+TEST_F(WritersTest, ChurnTouchesOnlyItsOwnNamesBesideTheSettings) {
+  create_initial_target({"churn"}, target_, policy_text(1));
+  const auto looks = save_and_look("churn", target_, 2);
+  EXPECT_EQ(looks.at("churn").generation, 1u);
+  EXPECT_EQ(testing::names_starting_with(config_, ".race-churn"), std::vector<std::string>{});
+  EXPECT_EQ(testing::names_starting_with(dir_.path(), ".race-churn"), std::vector<std::string>{});
+}
+
+TEST_F(WritersTest, WorkspaceWritersLeaveTheirGapsAndSaveTheDenyAlone) {
+  for (const char* writer :
+       {"workspace-rename-prev", "workspace-delete-recreate", "workspace-dir-swap"}) {
+    fs::remove_all(config_);
+    fs::create_directories(config_);
+    testing::write_file(target_, workspace_text(1));
+    const auto looks = save_and_look(writer, target_, 2);
+    const std::string gap_step = std::string(writer) == "workspace-delete-recreate" ? "remove"
+                                 : std::string(writer) == "workspace-dir-swap" ? "rename_dir_away"
+                                                                               : "rename_to_backup";
+    EXPECT_EQ(looks.at(gap_step).reading, NaiveReading::Kind::missing) << writer;
+    const NaiveReading after = read_naively(target_);
+    EXPECT_TRUE(after.denies) << writer;
+    EXPECT_EQ(after.generation, 2u) << writer;
+  }
+}
+
+TEST_F(WritersTest, StateLossRemovesTheStateDirectoryBeforeItsSave) {
+  const fs::path state = dir_ / "state";
+  fs::create_directories(state / "presence");
+  ::setenv("HOLDFAST_STATE_DIR", state.c_str(), 1);
+  create_initial_target({"state-loss"}, target_, policy_text(1));
+  bool state_gone = false;
+  save_once("state-loss", target_, 2, {}, [&](std::string_view step) {
+    if (step == "remove_state_dir") state_gone = !fs::exists(state);
+  });
+  ::unsetenv("HOLDFAST_STATE_DIR");
+  EXPECT_TRUE(state_gone);
+  EXPECT_EQ(read_naively(target_).generation, 2u);
+}
+
 }  // namespace
 }  // namespace holdfast::race

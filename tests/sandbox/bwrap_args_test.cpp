@@ -590,13 +590,39 @@ TEST(MountPlan, OperationsInBubblewrapsOrder) {
                                   {K::remount_ro, "/code/.holdfast"}}));
 }
 
-// One plan, rendered: the argv from the plan equals the argv built from
-// the policy, and a refused policy has no plan.
-TEST(MountPlan, TheArgvIsTheRenderedPlan) {
+// The renderer renders the plan it is given, operation for operation, and
+// computes no mount of its own from the policy: a plan that plan_mounts
+// would never make (operations out of bubblewrap's usual order, paths the
+// policy does not name) comes out exactly as written, between the fixed head
+// and the --chdir. A refused policy has no plan.
+TEST(MountPlan, TheArgvRendersThePlanItIsGiven) {
   auto host = code_host();
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
-  EXPECT_EQ(build_bwrap_args(p, host.facts(), plan_mounts(p, host.facts()), {"sh"}),
-            build_bwrap_args(p, host.facts(), {"sh"}));
+  using K = MountOp::Kind;
+  MountPlan plan;
+  plan.ops = {{K::remount_ro, "/srv"},
+              {K::tmpfs, "/srv", "0700", "4096"},
+              {K::symlink, "/srv/link", "", "", "usr/lib"},
+              {K::dir, "/srv/d", "0111"},
+              {K::chmod, "/srv", "", "", "0555"},
+              {K::denied_file, "/srv/secret", "0000"},
+              {K::ro_bind, "/opt"},
+              {K::bind, "/var/cache"},
+              {K::proc, "/proc2"},
+              {K::dev, "/dev2"}};
+  plan.needs_empty_file = true;
+  BuildOptions options = testing::options(8, 3);
+  options.bind_fds = std::map<std::string, int>{{"/opt", 30}, {"/var/cache", 31}};
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), plan, {"sh"}, options),
+              cat({head(),
+                   {"--remount-ro", "/srv",      "--perms",     "0700",       "--size",
+                    "4096",         "--tmpfs",   "/srv",        "--symlink",  "usr/lib",
+                    "/srv/link",    "--perms",   "0111",        "--dir",      "/srv/d",
+                    "--chmod",      "0555",      "/srv",        "--perms",    "0000",
+                    "--ro-bind-data", "8",       "/srv/secret", "--ro-bind-fd", "30",
+                    "/opt",         "--bind-fd", "31",          "/var/cache", "--proc",
+                    "/proc2",       "--dev",     "/dev2",       "--chdir",    "/code",
+                    "--seccomp",    "3",         "--",          "sh"}}));
   FakeHost whole_disk("/", "/");  // workspace-is-root
   whole_disk.dir("/");
   EXPECT_THROW(plan_mounts(p, whole_disk.facts()), Refused);

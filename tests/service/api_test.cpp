@@ -226,28 +226,45 @@ TEST_F(Api, LaunchesAreTheLastRecordsOfTheLog) {
   EXPECT_EQ(client->Get("/api/v1/launches?limit=0")->status, 400);
 }
 
-TEST_F(Api, CheckDecidesAsTheCliDoes) {
+// The check route answers with the operator's rules, as `holdfast check`
+// does: a denied read is denied by its rule, an allowed command allowed by
+// its rule, and a fetch no rule covers is asked (the tool default). Each
+// answer is stated, so a gatekeeper that allowed everything fails here.
+TEST_F(Api, CheckDecidesWithTheRulesAsTheCliDoes) {
   ASSERT_EQ(service
                 .holdfast({"settings", "set", "permissions",
-                           R"j({"deny": ["Read(/etc/shadow)"], "allow": ["Bash(ls:*)"]})j"})
+                           R"j({"deny": ["Read(//etc/shadow)"], "allow": ["Bash(ls:*)"]})j"})
                 .exit_code,
             0);
+  // The call runs in the workspace: `ls -l` elsewhere would read a
+  // directory outside it, which is asked whatever the allow rule says.
   const std::string workspace = service.dir().string();
-  for (const auto& [tool, argument] : std::vector<std::pair<std::string, std::string>>{
-           {"Read", "/etc/shadow"}, {"Bash", "ls -l"}, {"Bash", "curl example.org"}}) {
+  struct Case {
+    std::string tool, argument, decision;
+    json rule;
+  };
+  for (const Case& c : std::vector<Case>{{"Read", "/etc/shadow", "deny", "Read(//etc/shadow)"},
+                                         {"Bash", "ls -l", "allow", "Bash(ls:*)"},
+                                         {"Bash", "curl example.org", "ask", nullptr}}) {
     const auto r = client->Post(
         "/api/v1/check",
-        json({{"tool", tool}, {"argument", argument}, {"workspace", workspace}}).dump(),
+        json({{"tool", c.tool},
+              {"argument", c.argument},
+              {"workspace", workspace},
+              {"cwd", workspace}})
+            .dump(),
         "application/json");
     ASSERT_TRUE(r);
     ASSERT_EQ(r->status, 200) << r->body;
+    EXPECT_EQ(body_of(r)["decision"], c.decision) << c.tool << " " << c.argument;
+    EXPECT_EQ(body_of(r)["rule"], c.rule) << c.tool << " " << c.argument;
     const auto cli =
-        service.holdfast({"check", "--json", "--workspace", workspace, tool, argument});
+        service.holdfast({"check", "--json", "--workspace", workspace, "--cwd", workspace, c.tool,
+                          c.argument});
     ASSERT_TRUE(json::accept(cli.out)) << "holdfast check exited " << cli.exit_code << ": "
                                        << cli.err;
     const json expected = json::parse(cli.out);
-    EXPECT_EQ(body_of(r)["decision"], expected["decision"]) << tool << " " << argument;
-    EXPECT_EQ(body_of(r)["rule"], expected["rule"]);
+    EXPECT_EQ(expected["decision"], c.decision) << c.tool << " " << c.argument;
     EXPECT_EQ(body_of(r)["reason"], expected["reason"]);
   }
   const auto missing = client->Post("/api/v1/check", R"({"argument": "x"})", "application/json");

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "base/system_error.hpp"
 #include "base/write_target.hpp"
 #include "settings/store.hpp"
@@ -217,9 +219,13 @@ void check_symlinked_save(bool absolute) {
   EXPECT_EQ(saved.document["launcher"]["launchRecords"], true);
   EXPECT_EQ(read_file(link), saved.bytes);
   EXPECT_EQ(stat_of(real).st_mode & 07777, 0600U);
-  // Temps and the lock live beside the real file; nothing is left beside the link.
+  // Temps and the lock live beside the real file; beside the link only
+  // holdfast's presence marker (settings/presence.hpp), named for the link.
   EXPECT_TRUE(names_starting_with(dir / "real", kTempPrefix).empty());
-  EXPECT_EQ(names_starting_with(dir / "conf", ""), std::vector<std::string>{"settings.json"});
+  auto beside_link = names_starting_with(dir / "conf", "");
+  std::sort(beside_link.begin(), beside_link.end());
+  EXPECT_EQ(beside_link,
+            (std::vector<std::string>{".settings.json.holdfast-seen", "settings.json"}));
   EXPECT_TRUE(fs::exists(dir / "real" / "settings.json.lock"));
 
   // write_file_atomically directly behaves the same.
@@ -354,11 +360,11 @@ TEST(AtomicWriter, FullFileSystemIsAClearErrorAndNothingIsLeft) {
     }
     if (read_file(target) != before) return 14;
     if (detail::read_scope_file_once(Scope::user, target).revision != 1) return 15;
-    // Only the settings file and its lock remain.
-    if (names_starting_with(mount_point, "") !=
-            std::vector<std::string>{"settings.json", "settings.json.lock"} &&
-        names_starting_with(mount_point, "") !=
-            std::vector<std::string>{"settings.json.lock", "settings.json"}) {
+    // Only the settings file, its lock and holdfast's presence marker remain.
+    auto left = names_starting_with(mount_point, "");
+    std::sort(left.begin(), left.end());
+    if (left != std::vector<std::string>{".settings.json.holdfast-seen", "settings.json",
+                                         "settings.json.lock"}) {
       return 16;
     }
     // And the next save, once there is room, works.

@@ -1,7 +1,7 @@
-// Presence memory: once the snapshot reader has read an operator scope
-// file, that file going missing stops the reading (after waiting for it to
-// come back) instead of reading as "no settings"; only an operator's
-// confirmation (forget) makes it absent again.
+// Presence memory: once the snapshot reader has read a scope file, that
+// file going missing stops the reading (after waiting for it to come back)
+// instead of reading as "no settings", for every reader whatever its state
+// directory; only an operator's confirmation (forget) makes it absent again.
 #include "settings/presence.hpp"
 
 #include <gtest/gtest.h>
@@ -149,13 +149,44 @@ TEST_F(PresenceTest, ForgetAfterTheFileIsAlreadyGone) {
   EXPECT_FALSE(take_snapshot(paths_, options_).scope(Scope::user)->exists);
 }
 
-TEST_F(PresenceTest, WorkspaceFilesAreNeverRemembered) {
+TEST_F(PresenceTest, WorkspaceFilesAreRememberedForTheirDenyRules) {
+  // A workspace file carries deny and ask rules: once read, its going
+  // missing is a save in progress or an accident, never "no rules".
   paths_.workspace = dir_ / "work";
-  write_file(*paths_.file(Scope::workspace), R"j({"permissions": {"deny": ["Read(/x)"]}})j");
+  const fs::path file = *paths_.file(Scope::workspace);
+  fs::create_directories(file.parent_path());
+  write_file(file, R"j({"permissions": {"deny": ["Read(/x)"]}})j");
   (void)take_snapshot(paths_, options_);
-  EXPECT_FALSE(PresenceMemory(paths_.state_dir).remembers(*paths_.file(Scope::workspace)));
+  EXPECT_TRUE(PresenceMemory(paths_.state_dir).remembers(file));
+  EXPECT_TRUE(fs::exists(PresenceMemory::marker_path(file)));
+  fs::remove(file);
+  try {
+    (void)take_snapshot(paths_, options_);
+    ADD_FAILURE() << "a remembered workspace file that went missing read as absent";
+  } catch (const SnapshotError& e) {
+    EXPECT_NE(std::string(e.what()).find("holdfast settings forget --scope workspace --workspace " +
+                                         paths_.workspace->string()),
+              std::string::npos)
+        << e.what();
+  }
   Store store(paths_, store_options());
-  EXPECT_THROW(store.forget(Scope::workspace, false), UsageError);
+  EXPECT_TRUE(store.forget(Scope::workspace, false));
+  EXPECT_FALSE(take_snapshot(paths_, options_).scope(Scope::workspace)->exists);
+}
+
+TEST_F(PresenceTest, AWorkspaceMarkerIsNeverWrittenThroughASymlink) {
+  // The workspace is hostile: a .holdfast that is a symlink to a directory
+  // of the reader's must not make the reader write there.
+  paths_.workspace = dir_ / "work";
+  const fs::path elsewhere = dir_ / "elsewhere";
+  fs::create_directories(elsewhere);
+  fs::create_directories(*paths_.workspace);
+  fs::create_directory_symlink(elsewhere, *paths_.workspace / ".holdfast");
+  write_file(elsewhere / "settings.json", R"j({"permissions": {"deny": ["Read(/x)"]}})j");
+  (void)take_snapshot(paths_, options_);
+  EXPECT_FALSE(fs::exists(elsewhere / ".settings.json.holdfast-seen"));
+  // The state directory still remembers it.
+  EXPECT_TRUE(PresenceMemory(paths_.state_dir).remembers(*paths_.file(Scope::workspace)));
 }
 
 TEST_F(PresenceTest, ASaveWaitsForARememberedFileInsteadOfStartingAnEmptyOne) {
@@ -169,12 +200,44 @@ TEST_F(PresenceTest, ASaveWaitsForARememberedFileInsteadOfStartingAnEmptyOne) {
   EXPECT_FALSE(fs::exists(user_file()));
 }
 
-TEST_F(PresenceTest, WithoutAStateDirectoryNothingIsRemembered) {
-  paths_.state_dir.clear();
+TEST_F(PresenceTest, TheMarkerBesideTheFileRemembersForEveryReader) {
+  // Read once by a reader with one state directory ...
   write_file(user_file(), kPolicy);
   (void)take_snapshot(paths_, options_);
+  const fs::path marker = PresenceMemory::marker_path(user_file());
+  EXPECT_EQ(marker, paths_.config_dir / ".settings.json.holdfast-seen");
+  struct stat st {};
+  ASSERT_EQ(::lstat(marker.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
   fs::remove(user_file());
-  EXPECT_FALSE(take_snapshot(paths_, options_).scope(Scope::user)->exists);
+  // ... then judged by readers with another state directory, with none,
+  // and with the first one gone: every one takes the file for missing.
+  for (const fs::path& state : {dir_ / "other-state", fs::path(), fs::path("lost")}) {
+    ScopePaths reader = paths_;
+    reader.state_dir = state == "lost" ? paths_.state_dir : state;
+    if (state == "lost") fs::remove_all(paths_.state_dir);
+    EXPECT_THROW((void)take_snapshot(reader, options_), SnapshotError) << state;
+  }
+}
+
+TEST_F(PresenceTest, ASaveThroughHoldfastLeavesTheMarker) {
+  Store store(paths_, store_options());
+  store.set(Scope::user, {"a"}, 1);
+  EXPECT_TRUE(fs::exists(PresenceMemory::marker_path(user_file())));
+  EXPECT_TRUE(PresenceMemory(paths_.state_dir).remembers(user_file()));
+}
+
+TEST_F(PresenceTest, NoMarkerInADirectoryOfAnotherUser) {
+  // A system directory that only root may write, read by a user (here: a
+  // directory of uid 65534 read by root): the state directory remembers,
+  // the directory is left alone.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a directory another user owns";
+  write_file(user_file(), kPolicy);
+  ASSERT_EQ(::chown(paths_.config_dir.c_str(), 65534, 65534), 0);
+  options_.strict_modes = false;
+  (void)take_snapshot(paths_, options_);
+  EXPECT_FALSE(fs::exists(PresenceMemory::marker_path(user_file())));
+  EXPECT_TRUE(PresenceMemory(paths_.state_dir).remembers(user_file()));
 }
 
 }  // namespace

@@ -142,7 +142,9 @@ TEST_F(WatcherTest, SeesRenameOver) {
 TEST_F(WatcherTest, SeesDeleteAndRecreate) {
   write_file(user_file(), R"({"a": 1})");
   auto watcher = start();
-  std::filesystem::remove(user_file());
+  // Deleted on purpose, the one way that makes a file holdfast has seen
+  // absent (a plain rm is "missing": settings/presence.hpp).
+  Store(paths_).forget(Scope::user, /*remove_file=*/true);
   EXPECT_TRUE(recorder_.wait_for([](const SettingsChange& c) { return !user_of(c)->exists; }));
   write_file(user_file(), R"({"a": 3})");
   EXPECT_TRUE(recorder_.wait_for(
