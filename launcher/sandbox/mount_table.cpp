@@ -117,9 +117,24 @@ MountTable parse_mountinfo(std::string_view text) {
 
 std::string read_mountinfo(const std::string& pid) {
   const std::string path = "/proc/" + pid + "/mountinfo";
-  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) base::throw_errno("cannot open the mount table", path);
-  return base::read_all(fd.get(), path);
+  const auto read_once = [&] {
+    const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) base::throw_errno("cannot open the mount table", path);
+    return base::read_all(fd.get(), path);
+  };
+  // The kernel hands the table out a page per read() and resumes by
+  // position, so a table read while other mounts come and go can miss an
+  // entry (seen: a mount made before the read was absent from the plan).
+  // Read until two readings agree.
+  std::string last = read_once();
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    std::string again = read_once();
+    if (again == last) return again;
+    last = std::move(again);
+  }
+  throw MountTableError(path +
+                        " kept changing while it was read (mounts made and removed "
+                        "without pause); try again when the host is quieter");
 }
 
 bool is_kernel_interface(std::string_view fs_type) {
