@@ -199,7 +199,9 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   plan.landlock_abi = landlock::launch_abi(plan.landlock_required);
   plan.landlock = landlock::plan_landlock(plan.policy, plan.mounts, &plan.facts.identities);
   std::vector<std::string> command = request.command;
-  if (landlock::helper_embedded() && !command.empty()) {
+  // A plan only shown (--dry-run, --explain) leaves it out: its memfd
+  // would not exist where that argv is run by hand.
+  if (request.will_run && landlock::helper_embedded() && !command.empty()) {
     plan.landlock_helper_fd = landlock::helper_memfd();
     std::optional<sandbox::FileId> cwd_id;
     if (directories) cwd_id = directories->cwd.id;

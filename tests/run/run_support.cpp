@@ -145,10 +145,9 @@ Started RunTest::start(const std::vector<std::string>& args, const Launch& launc
   command.env = environment(launch);
   // The logical cwd, as a shell would set it.
   command.env["PWD"] = command.cwd->string();
-  if (launch.cwd_fd) {
-    command.cwd.reset();
-    command.cwd_fd = launch.cwd_fd;
-  }
+  // The directory itself, not a name: the child enters it through its own
+  // copy of the descriptor (/proc/self/fd follows no name).
+  if (launch.cwd_fd) command.cwd = "/proc/self/fd/" + std::to_string(*launch.cwd_fd);
   command.uid = launch.uid;
   command.out = base_ / ("holdfast." + std::to_string(n) + ".out");
   command.err = base_ / ("holdfast." + std::to_string(n) + ".err");

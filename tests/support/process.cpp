@@ -126,7 +126,6 @@ Started start_command(const Command& command) {
       }
     }
     if (command.cwd && ::chdir(command.cwd->c_str()) != 0) ::_exit(202);
-    if (command.cwd_fd && ::fchdir(*command.cwd_fd) != 0) ::_exit(202);
     ::execve(argv_ptrs[0], argv_ptrs.data(), env_ptrs.data());
     ::_exit(203);
   }

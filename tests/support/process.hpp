@@ -88,8 +88,7 @@ struct Command {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
   std::optional<std::filesystem::path> cwd;  // default: ours
-  std::optional<int> cwd_fd;  // fchdir to this directory instead (the directory itself, not a name)
-  std::optional<uid_t> uid;   // drop to this uid and gid (setgroups, setgid, setuid)
+  std::optional<uid_t> uid;                  // drop to this uid and gid (setgroups, setgid, setuid)
   std::filesystem::path out;
   std::filesystem::path err;
 };
