@@ -1,5 +1,6 @@
 #include "base/fd.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,12 @@ namespace holdfast::base {
 void UniqueFd::reset(int fd) {
   if (fd_ >= 0) ::close(fd_);  // close errors on a read fd or an fsynced fd carry no news
   fd_ = fd;
+}
+
+Pipe make_pipe(const std::string& purpose, int extra_flags) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | extra_flags) != 0) throw_errno("cannot make a pipe for", purpose);
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
 std::string read_all(int fd, const std::filesystem::path& path, std::size_t limit) {

@@ -32,6 +32,16 @@ class UniqueFd {
   int fd_ = -1;
 };
 
+// Both ends of a pipe, close-on-exec.
+struct Pipe {
+  UniqueFd read_end;
+  UniqueFd write_end;
+};
+
+// pipe2(O_CLOEXEC | `extra_flags`). Throws SystemError "cannot make a pipe
+// for `purpose`".
+Pipe make_pipe(const std::string& purpose, int extra_flags = 0);
+
 // Reads to end of file, or until `limit` bytes were read. Throws SystemError
 // naming `path`.
 std::string read_all(int fd, const std::filesystem::path& path,

@@ -19,4 +19,9 @@ std::string read_file(const std::filesystem::path& path);
 // new) and writes every byte. Throws SystemError naming `path`.
 void write_file(const std::filesystem::path& path, std::string_view bytes, mode_t mode = 0666);
 
+// Creates `dir` and every missing directory above it with `mode` (less the
+// umask); those that exist are left as they are. Throws SystemError naming
+// the directory that could not be made.
+void make_directories(const std::filesystem::path& dir, mode_t mode);
+
 }  // namespace holdfast::base

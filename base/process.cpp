@@ -20,17 +20,6 @@ namespace holdfast::base {
 
 namespace {
 
-struct Pipe {
-  UniqueFd read;
-  UniqueFd write;
-  Pipe() {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw_errno("cannot make", "a pipe for a program's output");
-    read.reset(fds[0]);
-    write.reset(fds[1]);
-  }
-};
-
 std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   std::vector<char*> out;
   out.reserve(strings.size() + 1);
@@ -162,22 +151,22 @@ Child spawn(const SpawnRequest& request) {
 }
 
 Captured run_captured(SpawnRequest request, Stderr stderr_goes) {
-  Pipe out;
+  Pipe out = make_pipe("a program's output");
   std::optional<Pipe> err;
-  request.fds.push_back({out.write.get(), 1});
+  request.fds.push_back({out.write_end.get(), 1});
   if (stderr_goes == Stderr::separate) {
-    err.emplace();
-    request.fds.push_back({err->write.get(), 2});
+    err = make_pipe("a program's output");
+    request.fds.push_back({err->write_end.get(), 2});
   } else {
-    request.fds.push_back({out.write.get(), 2});
+    request.fds.push_back({out.write_end.get(), 2});
   }
   Child child = spawn(request);
   // Only the child holds the write ends now: end of file when it ends.
-  out.write.reset();
-  if (err) err->write.reset();
+  out.write_end.reset();
+  if (err) err->write_end.reset();
   Captured result;
-  std::vector<std::pair<int, std::string*>> sources = {{out.read.get(), &result.out}};
-  if (err) sources.emplace_back(err->read.get(), &result.err);
+  std::vector<std::pair<int, std::string*>> sources = {{out.read_end.get(), &result.out}};
+  if (err) sources.emplace_back(err->read_end.get(), &result.err);
   drain(std::move(sources));
   result.status = child.wait();
   return result;

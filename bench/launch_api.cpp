@@ -73,9 +73,8 @@ double bare_bwrap(const std::vector<std::string>& argv, int program_fd, int null
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 200;
   const auto workspace = std::filesystem::current_path();
-  const auto bwrap = launcher::locate_bwrap();
-  if (!bwrap || rounds <= 0) {
-    std::fprintf(stderr, "usage: launch_api ROUNDS (bwrap must be on PATH)\n");
+  if (rounds <= 0) {
+    std::fprintf(stderr, "usage: launch_api ROUNDS\n");
     return 2;
   }
   const int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -84,17 +83,14 @@ int main(int argc, char** argv) {
   options.workspace = workspace;
   options.cwd = workspace;
   options.command = {"/bin/true"};
-  options.bwrap_path = *bwrap;
-  options.state_dir = holdfast::settings::state_dir_from_environment();
   options.record = false;
   options.stdout_fd = null_fd;
   options.stderr_fd = null_fd;
 
   // The bare start's argv and program: the plan of the same launch, with
   // paths instead of descriptors (as --dry-run prints it).
-  const launcher::LaunchRequest request = launcher::plan_request(options, /*will_run=*/false);
-  launcher::make_state_dir(*request.state_dir);
-  const launcher::LaunchPlan plan = launcher::plan_launch(request);
+  const launcher::LaunchPlan plan =
+      launcher::plan_launch(launcher::plan_request(options, /*will_run=*/false));
   std::vector<std::string> bare_argv = plan.argv;
   for (std::size_t i = 0; i + 1 < bare_argv.size(); ++i) {
     if (bare_argv[i] == "--seccomp") bare_argv[i + 1] = std::to_string(3);

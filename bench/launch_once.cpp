@@ -13,27 +13,20 @@
 #include <exception>
 
 #include "launcher/run/launch.hpp"
-#include "settings/errors.hpp"
-#include "settings/scopes.hpp"
 
 namespace launcher = holdfast::launcher;
 
 int main(int argc, char** argv) {
-  const auto bwrap = launcher::locate_bwrap();
-  if (argc < 2 || !bwrap) {
-    std::fprintf(stderr, "usage: launch_once PROGRAM ARGS... (bwrap must be on PATH)\n");
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: launch_once PROGRAM ARGS...\n");
     return 2;
   }
+  // The library's defaults are the command line's: the state directory from
+  // the environment, the configured (trusted) bubblewrap, a launch record.
   launcher::LaunchOptions options;
   options.cwd = std::filesystem::current_path();
   options.workspace = options.cwd;
   options.command.assign(argv + 1, argv + argc);
-  options.bwrap_path = *bwrap;
-  try {
-    options.state_dir = holdfast::settings::state_dir_from_environment();
-  } catch (const holdfast::settings::UsageError&) {
-    // As holdfast run: no records, no mount-point cleanup.
-  }
   try {
     return launcher::launch(options).exit_status;
   } catch (const std::exception& e) {

@@ -6,7 +6,7 @@
 #include "cli/doctor_cli.hpp"
 #include "cli/check_cli.hpp"
 #include "cli/run_cli.hpp"
-#include "cli/serve_command.hpp"
+#include "cli/serve_cli.hpp"
 #include "cli/settings_cli.hpp"
 
 namespace {

@@ -13,6 +13,7 @@
 #include "base/fd.hpp"
 #include "base/files.hpp"
 #include "base/system_error.hpp"
+#include "launcher/run/bubblewrap.hpp"
 #include "launcher/run/explanation.hpp"
 #include "launcher/run/launch.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
@@ -112,12 +113,12 @@ std::string failure_message(const std::exception_ptr& failure) {
   }
 }
 
-// Runs the command without a sandbox. Reached only when bwrap is missing,
-// an operator scope sets security.allowUnconfined, and --require-sandbox
-// was not given.
-[[noreturn]] void exec_unconfined(const RunOptions& options, const fs::path& cwd) {
-  std::cerr << "holdfast: WARNING: bubblewrap is not installed and security.allowUnconfined is "
-               "set: running the command UNCONFINED\n";
+// Runs the command without a sandbox. Reached only when decide_start says
+// so: nothing at the configured bubblewrap path, an operator scope sets
+// security.allowUnconfined, and --require-sandbox was not given.
+[[noreturn]] void exec_unconfined(const RunOptions& options, const fs::path& cwd,
+                                  const std::string& warning) {
+  std::cerr << "holdfast: " << warning << "\n";
   if (::chdir(cwd.c_str()) != 0) {
     std::cerr << "holdfast: cannot change to " << cwd << "\n";
     std::exit(kExitRefused);  // NOLINT(concurrency-mt-unsafe)
@@ -130,20 +131,26 @@ std::string failure_message(const std::exception_ptr& failure) {
   std::exit(kExitRefused);  // NOLINT(concurrency-mt-unsafe)
 }
 
-bool operator_allows_unconfined(const settings::Effective& effective) {
-  const auto* flag = settings::find_value(effective.value, {"security", "allowUnconfined"});
-  return flag != nullptr && flag->is_boolean() && flag->get<bool>();
+// No trusted bubblewrap: the one verdict doctor reaches too (decide_start)
+// says whether the command runs unconfined or is refused.
+int without_bubblewrap(const RunOptions& options, const fs::path& cwd,
+                       const NoTrustedBubblewrap& missing) {
+  const StartVerdict verdict =
+      decide_start(missing.bubblewrap(), missing.effective(),
+                   options.require_sandbox || options.dry_run || options.explain);
+  if (verdict.mode == StartMode::unconfined) exec_unconfined(options, cwd, verdict.message);
+  return refuse(verdict.message + "\nTo fix: " + verdict.remedy);
 }
 
 // --dry-run and --explain: the plan of the launch, with the bind sources
 // and the seccomp program named as a person can pass them by hand.
 int show_plan(const RunOptions& options, const LaunchOptions& launch_options) {
-  const LaunchRequest request = plan_request(launch_options, /*will_run=*/false);
   LaunchPlan plan;
   try {
-    if (request.state_dir) make_state_dir(*request.state_dir);
-    plan = plan_launch(request);
+    plan = plan_launch(plan_request(launch_options, /*will_run=*/false));
     if (options.require_sandbox) require_operator_policy(plan);
+  } catch (const NoTrustedBubblewrap& missing) {
+    return without_bubblewrap(options, launch_options.cwd, missing);
   } catch (const std::exception&) {
     return refuse(failure_message(std::current_exception()));
   }
@@ -177,39 +184,13 @@ int run(const RunOptions& options) {
     launch_options.timeout =
         std::chrono::milliseconds(static_cast<long>(options.timeout_seconds * 1000));
   }
-  try {
-    launch_options.state_dir = settings::state_dir_from_environment();
-  } catch (const settings::UsageError&) {
-    // No state directory: no launch records, no mount-point cleanup.
-  }
-  const auto bwrap = locate_bwrap();
-  if (!bwrap) {
-    try {
-      // Still read the settings: only an operator may allow running unconfined.
-      const fs::path cwd = launch_options.cwd.empty() ? logical_cwd() : launch_options.cwd;
-      const auto paths = settings::scope_paths_from_environment(
-          launch_options.workspace.empty() ? cwd : launch_options.workspace);
-      const auto snapshot = settings::take_snapshot(paths, launch_options.snapshot_options);
-      if (!options.require_sandbox && !options.dry_run && !options.explain &&
-          operator_allows_unconfined(snapshot.effective)) {
-        exec_unconfined(options, cwd);
-      }
-    } catch (const std::exception&) {
-      return refuse(failure_message(std::current_exception()));
-    }
-    return refuse(
-        "bubblewrap (bwrap) was not found on PATH (or at $HOLDFAST_BWRAP); holdfast never "
-        "runs a command unconfined unless an operator sets security.allowUnconfined. Install "
-        "it (apt-get install bubblewrap); " +
-        std::string(kDoctorHint));
-  }
-  launch_options.bwrap_path = *bwrap;
-
   if (options.dry_run || options.explain) return show_plan(options, launch_options);
 
   LaunchResult result;
   try {
     result = launch(launch_options);
+  } catch (const NoTrustedBubblewrap& missing) {
+    return without_bubblewrap(options, launch_options.cwd, missing);
   } catch (const std::exception&) {
     return refuse(failure_message(std::current_exception()));
   }

@@ -91,6 +91,19 @@ std::optional<Scope> origin_of(const Effective& effective, const KeyPath& key) {
   return origin;
 }
 
+// How a save of the command line waits for a busy scope lock: it says who
+// holds it, then gives up after the bound (LockTimeout) instead of hanging.
+StoreOptions saving_options() {
+  StoreOptions options;
+  const auto bound = options.lock_wait.bound;
+  options.lock_wait.on_wait = [bound](const std::filesystem::path& lock,
+                                      const std::string& holder) {
+    std::cerr << "holdfast: waiting for " << (holder.empty() ? "another process" : holder)
+              << ", which holds " << lock.string() << " (at most " << bound.count() << " ms)\n";
+  };
+  return options;
+}
+
 int cmd_get(const CommonOptions& options, const std::string& key_text) {
   const Store store(paths_for(options));
   const KeyPath key = parse_key_path(key_text);
@@ -134,7 +147,7 @@ int cmd_get(const CommonOptions& options, const std::string& key_text) {
 
 int cmd_set(const CommonOptions& options, const std::string& key_text,
             const std::string& value_text, std::optional<std::uint64_t> if_revision) {
-  Store store(paths_for(options));
+  Store store(paths_for(options), saving_options());
   const Scope scope = scope_for(options, Scope::user);
   const SaveResult saved =
       store.set(scope, parse_key_path(key_text), parse_value_argument(value_text),
@@ -148,7 +161,7 @@ int cmd_set(const CommonOptions& options, const std::string& key_text,
 
 int cmd_unset(const CommonOptions& options, const std::string& key_text,
               std::optional<std::uint64_t> if_revision) {
-  Store store(paths_for(options));
+  Store store(paths_for(options), saving_options());
   const Scope scope = scope_for(options, Scope::user);
   const SaveResult saved =
       store.unset(scope, parse_key_path(key_text), Expectation{if_revision, std::nullopt});
@@ -278,7 +291,7 @@ std::string change_line(const SettingsChange& change, bool json) {
 }
 
 int cmd_forget(const CommonOptions& options, bool remove_file) {
-  Store store(paths_for(options));
+  Store store(paths_for(options), saving_options());
   if (options.scope.empty()) {
     throw UsageError(
         "name the scope whose file is gone on purpose: --scope user (or "

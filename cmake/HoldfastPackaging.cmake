@@ -36,7 +36,7 @@ elseif(HELP2MAN)
   add_custom_command(OUTPUT ${man_files}
     COMMAND ${packaging_src}/make-man-pages.sh $<TARGET_FILE:holdfast>
       $<TARGET_FILE:holdfast-race> ${PROJECT_VERSION} ${packaging_out}/man
-    DEPENDS holdfast holdfast-serve holdfast-race ${packaging_src}/make-man-pages.sh
+    DEPENDS holdfast holdfast-race ${packaging_src}/make-man-pages.sh
     COMMENT "Writing man pages from the --help text (help2man)"
     VERBATIM)
 else()

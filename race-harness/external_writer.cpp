@@ -18,6 +18,7 @@
 #include "race-harness/documents.hpp"
 #include "race-harness/evidence.hpp"
 #include "race-harness/process.hpp"
+#include "race-harness/stop_signal.hpp"
 
 namespace holdfast::race {
 
@@ -29,10 +30,6 @@ namespace {
 constexpr auto kDaemonAnswer = std::chrono::seconds(10);
 // Failed saves before any save was made, after which the campaign is told.
 constexpr int kFailuresBeforeTelling = 3;
-
-std::atomic<bool> g_stop{false};
-
-void on_term(int) { g_stop.store(true); }
 
 // Waits `seconds` of the writer's pace; a SIGTERM cuts it short.
 void wait_for(double seconds) {
@@ -132,11 +129,7 @@ std::optional<SaveFinding> check_after_save(const std::optional<std::string>& on
 }
 
 int run_external_writer(const ExternalWriterLoopOptions& options) {
-  struct sigaction action {};
-  action.sa_handler = on_term;
-  ::sigemptyset(&action.sa_mask);
-  ::sigaction(SIGTERM, &action, nullptr);
-  ::sigaction(SIGINT, &action, nullptr);
+  stop_on_term_or_interrupt();
   ::signal(SIGPIPE, SIG_IGN);  // a long-running writer that ended: EPIPE, not death
 
   std::unique_ptr<ReportingChild> daemon;
@@ -158,7 +151,7 @@ int run_external_writer(const ExternalWriterLoopOptions& options) {
   bool ended = false;
   std::uint64_t on_disk = 0;  // the phase starts with document 0
   std::uint64_t generation = options.seed % 1'000'000 * 1'000'000;
-  for (std::uint64_t number = 1; !g_stop.load() && !ended; ++number) {
+  for (std::uint64_t number = 1; !stop_requested() && !ended; ++number) {
     ++generation;
     SaveOutcome outcome;
     try {
@@ -209,7 +202,7 @@ int run_external_writer(const ExternalWriterLoopOptions& options) {
   }
   // A long-running writer that ended early: nothing more to do but wait
   // to be stopped (the campaign stops every writer when its phase ends).
-  while (!g_stop.load()) wait_for(0.1);
+  while (!stop_requested()) wait_for(0.1);
   if (daemon) {
     daemon->close_input();
     daemon->stop(std::chrono::seconds(2));

@@ -3,17 +3,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "race-harness/text_format.hpp"
+
 namespace holdfast::race {
 
 namespace {
-
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
-
-std::string format(const char* pattern, auto... args) {
-  char buffer[1024];
-  std::snprintf(buffer, sizeof buffer, pattern, args...);
-  return buffer;
-}
 
 // One <testcase>: at most one <failure> or <error> (the strictest JUnit
 // schemas allow one), whose message is every reason joined.

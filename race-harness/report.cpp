@@ -6,17 +6,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "race-harness/text_format.hpp"
+
 namespace holdfast::race {
 
 namespace {
-
-std::string format(const char* pattern, auto... args) {
-  char buffer[512];
-  std::snprintf(buffer, sizeof buffer, pattern, args...);
-  return buffer;
-}
-
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
 
 const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                           "#9467bd", "#8c564b", "#e377c2", "#17becf"};

@@ -19,6 +19,7 @@
 #include "base/files.hpp"
 #include "base/system_error.hpp"
 #include "race-harness/documents.hpp"
+#include "race-harness/stop_signal.hpp"
 #include "settings/atomic_writer.hpp"
 #include "settings/errors.hpp"
 #include "settings/scopes.hpp"
@@ -302,10 +303,6 @@ void save_symlink_dangle(const fs::path& target, std::uint64_t generation, micro
   step(hook, "rename_into_place");
 }
 
-std::atomic<bool> g_stop{false};
-
-void on_term(int) { g_stop.store(true); }
-
 void write_report(int fd, const std::string& text) {
   std::size_t done = 0;
   while (done < text.size()) {
@@ -427,11 +424,7 @@ void save_once(const std::string& writer, const fs::path& target, std::uint64_t 
 }
 
 int run_writer(const WriterLoopOptions& options) {
-  struct sigaction action {};
-  action.sa_handler = on_term;
-  ::sigemptyset(&action.sa_mask);
-  ::sigaction(SIGTERM, &action, nullptr);
-  ::sigaction(SIGINT, &action, nullptr);
+  stop_on_term_or_interrupt();
 
   std::mt19937_64 random(options.seed);
   std::exponential_distribution<double> gap(options.rate > 0 ? options.rate : 1.0);
@@ -441,7 +434,7 @@ int run_writer(const WriterLoopOptions& options) {
   // Generations start high and apart per writer, so a reader's stamp
   // tells which save it saw.
   std::uint64_t generation = options.seed % 1'000'000 * 1'000'000;
-  while (!g_stop.load()) {
+  while (!stop_requested()) {
     try {
       save_once(options.writer, options.target, ++generation, options.pause);
       ++saves;

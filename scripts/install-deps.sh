@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build g++ pkg-config git
   # libraries
   libboost-dev nlohmann-json3-dev libcli11-dev
-  libseccomp-dev libssl-dev libcpp-httplib-dev
+  libseccomp-dev libssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev hyperfine
   # run time: the sandbox itself, and tools the tests drive it with

@@ -69,7 +69,7 @@ for f in /usr/bin/holdfast /usr/bin/holdfast-race /usr/share/holdfast/settings.s
   /usr/share/doc/holdfast/changelog.gz /usr/share/man/man1/holdfast.1.gz \
   /usr/share/man/man1/holdfast-settings.1.gz /usr/share/man/man1/holdfast-check.1.gz \
   /usr/share/man/man1/holdfast-run.1.gz /usr/share/man/man1/holdfast-doctor.1.gz \
-  /usr/share/man/man1/holdfast-serve.1.gz /usr/libexec/holdfast/holdfast-serve \
+  /usr/share/man/man1/holdfast-serve.1.gz \
   /usr/lib/systemd/user/holdfast.service /usr/lib/systemd/user/holdfast.socket \
   /usr/share/man/man1/holdfast-race.1.gz /usr/include/holdfast/settings/store.hpp \
   /usr/include/holdfast/base/fd.hpp /usr/lib/libholdfast_base.a \
@@ -134,8 +134,8 @@ int main() {
   launcher::LaunchOptions options;
   options.workspace = options.cwd = std::filesystem::current_path();
   options.command = {"/bin/sh", "-c", "echo from-library > written"};
-  options.bwrap_path = launcher::locate_bwrap().value_or("");
-  options.state_dir = holdfast::settings::state_dir_from_environment();
+  // Everything else as `holdfast run`: the state directory from the
+  // environment, the configured bubblewrap, a launch record.
   try {
     const auto result = launcher::launch(options);
     return result.exit_status;

@@ -6,31 +6,25 @@
 #include <cstdint>
 
 #include "base/system_error.hpp"
+#include "service/http_message.hpp"
 
 namespace holdfast::service {
 
 namespace {
 
-// The value of cookie `name` in a Cookie header ("a=1; b=2").
-std::optional<std::string> cookie_value(const std::string& header, const std::string& name) {
-  std::size_t at = 0;
-  while (at < header.size()) {
-    while (at < header.size() && (header[at] == ' ' || header[at] == ';')) ++at;
-    const std::size_t end = std::min(header.find(';', at), header.size());
-    const std::string pair = header.substr(at, end - at);
-    const std::size_t equals = pair.find('=');
-    if (equals != std::string::npos && pair.substr(0, equals) == name) {
-      return pair.substr(equals + 1);
-    }
-    at = end;
-  }
-  return std::nullopt;
-}
-
 bool is_write(const std::string& method) { return method != "GET" && method != "HEAD"; }
 
+bool is_page_file(const RequestFacts& request) {
+  return (request.method == "GET" || request.method == "HEAD") &&
+         (request.path == "/" || request.path.starts_with("/page/"));
+}
+
 AccessVerdict refuse(int status, std::string error, std::string message) {
-  return AccessVerdict{status, std::move(error), std::move(message), std::nullopt};
+  AccessVerdict verdict;
+  verdict.status = status;
+  verdict.error = std::move(error);
+  verdict.message = std::move(message);
+  return verdict;
 }
 
 }  // namespace
@@ -62,6 +56,19 @@ std::string new_token() {
   return token;
 }
 
+std::optional<std::string> bearer_token(const std::string& authorization) {
+  constexpr std::string_view scheme = "bearer";
+  if (authorization.size() <= scheme.size() ||
+      !iequals(std::string_view(authorization).substr(0, scheme.size()), scheme) ||
+      authorization[scheme.size()] != ' ') {
+    return std::nullopt;
+  }
+  const std::size_t start = authorization.find_first_not_of(' ', scheme.size());
+  if (start == std::string::npos) return std::nullopt;
+  const std::size_t end = authorization.find_last_not_of(' ');
+  return authorization.substr(start, end - start + 1);
+}
+
 AccessVerdict check_tcp_access(const TcpAccess& access, const RequestFacts& request) {
   // Host first: an answer of any other kind would tell a rebinding page
   // something.
@@ -71,36 +78,54 @@ AccessVerdict check_tcp_access(const TcpAccess& access, const RequestFacts& requ
                       " (the Host header was \"" + request.host.value_or("") +
                       "\"); open the URL holdfast serve printed");
   }
-  if (request.method == "GET" && request.path == "/" && request.query_token) {
-    if (!same_secret(*request.query_token, access.token)) {
-      return refuse(401, "bad_token",
-                    "the token in the address is not this service's; open the URL holdfast "
-                    "serve printed at its last start");
-    }
+  if (is_page_file(request)) {
     AccessVerdict verdict;
-    verdict.set_cookie =
-        std::string(kTokenCookie) + "=" + access.token + "; Path=/; HttpOnly; SameSite=Strict";
+    verdict.public_file = true;
     return verdict;
   }
-  std::optional<std::string> presented;
-  if (request.authorization && request.authorization->starts_with("Bearer ")) {
-    presented = request.authorization->substr(7);
-  } else if (request.cookie) {
-    presented = cookie_value(*request.cookie, kTokenCookie);
-  }
-  if (!presented || !same_secret(*presented, access.token)) {
-    return refuse(401, "token_required",
-                  "send the token holdfast serve printed at start-up: \"Authorization: Bearer "
-                  "TOKEN\", or open the printed URL once in the browser");
-  }
+  const std::optional<std::string> presented =
+      request.authorization ? bearer_token(*request.authorization) : std::nullopt;
   if (is_write(request.method) &&
       (!request.origin || *request.origin != "http://" + access.authority)) {
+    // Checked before the credential is, so that a page elsewhere learns
+    // nothing about it from the answer.
     return refuse(403, "wrong_origin",
                   "a change must come from this service's own page: the Origin header must be "
                   "http://" +
                       access.authority + " (it was \"" + request.origin.value_or("") + "\")");
   }
+  if (request.method == "POST" && request.path == kSessionPath) {
+    if (!presented || !same_secret(*presented, access.link_token)) {
+      return refuse(401, "bad_link",
+                    "this is not the link holdfast serve printed at its last start; open that "
+                    "link (http://" +
+                        access.authority + "/#token=...)");
+    }
+    if (access.link_used) {
+      return refuse(401, "link_used",
+                    "the link holdfast serve printed works once, and it was used already. Use a "
+                    "tab of the page that is open (new tabs of the page get their session from "
+                    "it), or restart holdfast serve for a new link");
+    }
+    AccessVerdict verdict;
+    verdict.exchange_link = true;
+    return verdict;
+  }
+  if (!presented || !access.session || !same_secret(*presented, *access.session)) {
+    return refuse(401, "session_required",
+                  "send the session secret: \"Authorization: Bearer SESSION\", where SESSION is "
+                  "what POST " +
+                      std::string(kSessionPath) +
+                      " answered for the link holdfast serve printed (the settings page does "
+                      "this when you open the link)");
+  }
   return AccessVerdict{};
+}
+
+std::string exchange_link(TcpAccess& access) {
+  access.link_used = true;
+  access.session = new_token();
+  return *access.session;
 }
 
 }  // namespace holdfast::service

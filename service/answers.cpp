@@ -2,11 +2,36 @@
 
 #include "launcher/gatekeeper/rule.hpp"
 #include "launcher/sandbox/refusal.hpp"
+#include "settings/file_lock.hpp"
+#include "settings/jsonc.hpp"
 #include "settings/strict_modes.hpp"
 
 namespace holdfast::service {
 
 using nlohmann::json;
+
+namespace {
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+}
+
+json refusals_json(const sandbox::Refused& refused) {
+  json out = json::array();
+  for (const auto& r : refused.refusals()) {
+    out.push_back({{"rule", r.rule},
+                   {"path", r.path},
+                   {"entry", r.entry},
+                   {"message", api_wording(r.message)},
+                   {"remedy", api_wording(r.remedy)}});
+  }
+  return out;
+}
+
+}  // namespace
 
 json diagnostics_json(const std::vector<settings::Diagnostic>& diagnostics) {
   json out = json::array();
@@ -51,62 +76,84 @@ json snapshot_json(const settings::Snapshot& snapshot) {
           {"scopes", scopes}};
 }
 
-void answer(httplib::Response& response, int status, const json& body) {
+std::string json_text(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Response json_response(int status, const json& body) {
+  Response response;
   response.status = status;
-  response.set_content(body.dump(), "application/json");
+  response.body = json_text(body);
+  return response;
 }
 
-void answer_error(httplib::Response& response, int status, const std::string& error,
-                  const std::string& message, const json& extra) {
-  json body = {{"error", error}, {"message", message}};
+Response error_response(int status, const std::string& error, const std::string& message,
+                        const json& extra) {
+  json body = {{"error", error}, {"message", api_wording(message)}};
   if (extra.is_object()) body.update(extra);
-  answer(response, status, body);
+  return json_response(status, body);
 }
 
-void answer_exception(httplib::Response& response, std::exception_ptr error) {
+std::string api_wording(std::string message) {
+  // The command line's options for the workspace are the query parameter
+  // here. Longest phrasings first.
+  replace_all(message, "pass --workspace with a directory that contains the current one",
+              "name a workspace (?workspace=DIR) that contains the current directory");
+  replace_all(message, "pass --workspace DIR", "add ?workspace=DIR (an absolute directory)");
+  replace_all(message, "with --workspace DIR", "with ?workspace=DIR");
+  replace_all(message, "--workspace DIR", "?workspace=DIR");
+  replace_all(message, "--workspace", "?workspace=");
+  return message;
+}
+
+MalformedBody::MalformedBody(std::vector<settings::Diagnostic> diagnostics)
+    : std::runtime_error(diagnostics.empty() ? "the request body is not JSON"
+                                             : diagnostics.front().to_string()),
+      diagnostics_(std::move(diagnostics)) {}
+
+json parse_body(const Request& request) {
   try {
-    std::rethrow_exception(error);
+    return settings::parse_settings_text(request.body, "request body").value;
   } catch (const settings::InvalidSettings& e) {
-    answer_error(response, 422, "invalid_settings", e.what(),
-                 {{"diagnostics", diagnostics_json(e.diagnostics())}});
-  } catch (const settings::RevisionConflict& e) {
-    answer_error(response, 412, "revision_conflict", e.what(),
-                 {{"expected", e.expected()}, {"revision", e.actual()}});
-  } catch (const settings::UsageError& e) {
-    answer_error(response, 400, "bad_request", e.what());
-  } catch (const gatekeeper::RuleError& e) {
-    answer_error(response, 422, "rule_error",
-                 std::string(e.what()) +
-                     "; nothing is decided with a rule that cannot be read: fix the rule in "
-                     "the settings");
-  } catch (const sandbox::Refused& e) {
-    answer_error(response, 409, "refused", e.what());
-  } catch (const settings::UnsafeSettingsFile& e) {
-    answer_error(response, 503, "unsafe_settings_file", e.what());
-  } catch (const settings::SnapshotError& e) {
-    answer_error(response, 503, "settings_unavailable", e.what());
-  } catch (const std::exception& e) {
-    answer_error(response, 500, "internal", e.what());
+    throw MalformedBody(e.diagnostics());
   }
 }
 
-httplib::Server::Handler guarded(httplib::Server::Handler body) {
-  return [body = std::move(body)](const httplib::Request& request, httplib::Response& response) {
-    try {
-      body(request, response);
-    } catch (...) {
-      answer_exception(response, std::current_exception());
-    }
-  };
-}
-
-std::optional<json> parse_body(const httplib::Request& request, httplib::Response& response) {
+Response answer_exception(std::exception_ptr error) {
   try {
-    return json::parse(request.body);
-  } catch (const json::parse_error& e) {
-    answer_error(response, 400, "malformed_body",
-                 "the request body is not JSON: " + std::string(e.what()), {{"byte", e.byte}});
-    return std::nullopt;
+    std::rethrow_exception(error);
+  } catch (const MalformedBody& e) {
+    const auto& first = e.diagnostics().front();
+    return error_response(
+        400, "malformed_body",
+        std::string("the request body is not a JSON document holdfast accepts: ") + e.what(),
+        {{"line", first.location.line},
+         {"column", first.location.column},
+         {"diagnostics", diagnostics_json(e.diagnostics())}});
+  } catch (const settings::InvalidSettings& e) {
+    return error_response(422, "invalid_settings", e.what(),
+                          {{"diagnostics", diagnostics_json(e.diagnostics())}});
+  } catch (const settings::RevisionConflict& e) {
+    return error_response(412, "revision_conflict", e.what(),
+                          {{"expected", e.expected()}, {"revision", e.actual()}});
+  } catch (const settings::UsageError& e) {
+    return error_response(400, "bad_request", e.what());
+  } catch (const gatekeeper::RuleError& e) {
+    return error_response(422, "rule_error",
+                          std::string(e.what()) +
+                              "; nothing is decided with a rule that cannot be read: fix the "
+                              "rule in the settings");
+  } catch (const sandbox::Refused& e) {
+    return error_response(409, "refused", e.what(), {{"refusals", refusals_json(e)}});
+  } catch (const settings::UnsafeSettingsFile& e) {
+    return error_response(503, "unsafe_settings_file", e.what());
+  } catch (const settings::SnapshotError& e) {
+    return error_response(503, "settings_unavailable", e.what());
+  } catch (const settings::LockTimeout& e) {
+    // Nothing was saved; the message names who holds the scope's lock.
+    return error_response(503, "settings_locked", e.what());
+  } catch (const std::exception& e) {
+    return error_response(500, "internal", e.what());
   }
 }
 

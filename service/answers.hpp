@@ -2,13 +2,12 @@
 // failure as {error, message, diagnostics?} with the status that fits it.
 #pragma once
 
-#include <httplib.h>
-
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "service/http_message.hpp"
 #include "settings/errors.hpp"
 #include "settings/scope_file.hpp"
 #include "settings/snapshot.hpp"
@@ -27,22 +26,38 @@ nlohmann::json scope_json(const settings::ScopeFile& file, bool with_document);
 // scope, the digest (null while a scope is invalid).
 nlohmann::json snapshot_json(const settings::Snapshot& snapshot);
 
-// Sets `response` to a JSON body.
-void answer(httplib::Response& response, int status, const nlohmann::json& body);
-void answer_error(httplib::Response& response, int status, const std::string& error,
-                  const std::string& message, const nlohmann::json& extra = {});
+// JSON as text that never throws: bytes that are not UTF-8 (a message
+// quoting a malformed request) become U+FFFD.
+std::string json_text(const nlohmann::json& value);
 
-// Answers the exception in flight: a usage error 400, invalid settings 422
-// with diagnostics, a conflict 412, a settings file that cannot be trusted
-// or read now 503, anything else 500. The message is the exception's own.
-void answer_exception(httplib::Response& response, std::exception_ptr error);
+Response json_response(int status, const nlohmann::json& body);
+Response error_response(int status, const std::string& error, const std::string& message,
+                        const nlohmann::json& extra = {});
 
-// Wraps a route handler so that every exception it throws becomes a JSON
-// error answer (answer_exception).
-httplib::Server::Handler guarded(httplib::Server::Handler body);
+// A message for API callers: the library's words for the command line
+// ("pass --workspace DIR") become the API's (?workspace=DIR).
+std::string api_wording(std::string message);
 
-// Parses a request body, or answers 400 saying at which byte it broke.
-std::optional<nlohmann::json> parse_body(const httplib::Request& request,
-                                         httplib::Response& response);
+// Answers the exception in flight: a usage error 400, a request body that
+// is not JSON 400 with its line and column, invalid settings 422 with
+// diagnostics, a conflict 412, a refused launch 409, a settings file that
+// cannot be trusted or read now 503, anything else 500. The message is the
+// exception's own.
+Response answer_exception(std::exception_ptr error);
+
+// Thrown by parse_body: the body is not a JSON document (or has a key
+// twice, a number out of range, ...); carries the reader's diagnostic.
+class MalformedBody : public std::runtime_error {
+ public:
+  explicit MalformedBody(std::vector<settings::Diagnostic> diagnostics);
+  const std::vector<settings::Diagnostic>& diagnostics() const { return diagnostics_; }
+
+ private:
+  std::vector<settings::Diagnostic> diagnostics_;
+};
+
+// The request body read with the settings file reader (the same bounds,
+// duplicate keys refused, numbers in range, UTF-8). Throws MalformedBody.
+nlohmann::json parse_body(const Request& request);
 
 }  // namespace holdfast::service

@@ -5,11 +5,15 @@
 
 #include "base/system_error.hpp"
 #include "launcher/gatekeeper/check.hpp"
-#include "launcher/run/launch_record.hpp"
 #include "launcher/run/explanation.hpp"
+#include "launcher/run/launch_record.hpp"
+#include "launcher/run/protection_record.hpp"
+#include "launcher/sandbox/explain.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "launcher/seccomp/rules.hpp"
 #include "service/answers.hpp"
+#include "service/settings_routes.hpp"
+#include "settings/store.hpp"
 
 namespace holdfast::service {
 
@@ -20,9 +24,9 @@ using nlohmann::json;
 constexpr std::size_t kDefaultLimit = 50;
 constexpr std::size_t kMaxLimit = 1000;
 
-std::size_t limit_from(const httplib::Request& request) {
+std::size_t limit_from(const Request& request) {
   if (!request.has_param("limit")) return kDefaultLimit;
-  const std::string text = request.get_param_value("limit");
+  const std::string text = request.param("limit");
   if (text.empty() || text.size() > 4 ||
       text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0 ||
       std::stoul(text) > kMaxLimit) {
@@ -47,9 +51,37 @@ std::string origin_name(const std::optional<settings::Scope>& scope) {
   return scope ? std::string(settings::scope_name(*scope)) : "built-in default";
 }
 
+// The policy part by part, each with where it came from ("built-in
+// default" included) and what it means for a command.
+json policy_json(const sandbox::Policy& policy) {
+  json filesystem = json::array();
+  for (const auto& entry : policy.filesystem) {
+    filesystem.push_back({{"key", entry.key},
+                          {"written", entry.written},
+                          {"access", std::string(sandbox::access_name(entry.access))},
+                          {"origin", origin_name(entry.origin)}});
+  }
+  return {{"digest", sandbox::policy_digest(policy)},
+          {"canonical", sandbox::canonical_json(policy)},
+          {"form", std::string(sandbox::form_name(policy.form))},
+          {"simpleFilesystem", policy.simple_filesystem},
+          {"filesystem", filesystem},
+          {"filesystemOrigin", origin_name(policy.filesystem_origin)},
+          {"network", std::string(sandbox::network_name(policy.network))},
+          {"networkOrigin", origin_name(policy.network_origin)},
+          {"unixSockets", std::string(sandbox::unix_sockets_name(policy.unix_sockets))},
+          {"unixSocketsOrigin", policy.unix_sockets_origin
+                                    ? origin_name(policy.unix_sockets_origin)
+                                    : "built-in default with the network " +
+                                          std::string(sandbox::network_name(policy.network))},
+          {"unixSocketsReach", sandbox::unix_sockets_reach(policy)},
+          {"limits", sandbox::canonical_json(policy)["limits"]},
+          {"limitsOrigin", origin_name(policy.limits_origin)},
+          {"limitsText", sandbox::describe_limits(policy.limits)}};
+}
+
 // The facts of an explanation as data; the text is the CLI's own.
 json explanation_json(const launcher::LaunchPlan& plan) {
-  const sandbox::Policy& policy = plan.policy;
   json scopes = json::array();
   for (const auto& file : plan.snapshot.scopes) {
     scopes.push_back({{"scope", std::string(settings::scope_name(file.scope))},
@@ -57,26 +89,24 @@ json explanation_json(const launcher::LaunchPlan& plan) {
                       {"exists", file.exists},
                       {"revision", file.revision}});
   }
-  json filesystem = json::array();
-  for (const auto& entry : policy.filesystem) {
-    filesystem.push_back({{"key", entry.key},
-                          {"access", std::string(sandbox::access_name(entry.access))},
-                          {"origin", origin_name(entry.origin)}});
-  }
   return {{"snapshot", {{"digest", plan.snapshot.digest}, {"scopes", scopes}}},
-          {"policy",
-           {{"digest", sandbox::policy_digest(policy)},
-            {"canonical", sandbox::canonical_json(policy)},
-            {"form", std::string(sandbox::form_name(policy.form))},
-            {"filesystem", filesystem},
-            {"filesystemOrigin", origin_name(policy.filesystem_origin)},
-            {"networkOrigin", origin_name(policy.network_origin)},
-            {"unixSocketsOrigin", origin_name(policy.unix_sockets_origin)},
-            {"limitsOrigin", origin_name(policy.limits_origin)}}},
+          {"policy", policy_json(plan.policy)},
           {"seccomp", seccomp::describe_rules(plan.filter)},
           {"bwrapArgv", plan.argv},
           {"createdMountPoints", plan.mounts.created_on_host},
+          {"protection", launcher::protection_json(plan)},
           {"text", launcher::explanation_text(plan)}};
+}
+
+std::filesystem::path workspace_from(const Request& request) {
+  if (!request.has_param("workspace")) {
+    throw settings::UsageError("name the workspace: /api/v1/explain?workspace=DIR");
+  }
+  const std::filesystem::path workspace = request.param("workspace");
+  if (!workspace.is_absolute()) {
+    throw settings::UsageError("workspace must be an absolute directory");
+  }
+  return workspace;
 }
 
 }  // namespace
@@ -103,58 +133,60 @@ std::vector<json> last_launch_records(const std::filesystem::path& file, std::si
   return {records.begin(), records.end()};
 }
 
-void add_launch_routes(httplib::Server& server) {
-  server.Get("/api/v1/launches", guarded([](const auto& request, auto& response) {
-               const std::size_t limit = limit_from(request);
-               const auto file = launcher::launch_log_path();
-               std::size_t skipped = 0;
-               const auto records =
-                   file ? last_launch_records(*file, limit, skipped) : std::vector<json>{};
-               answer(response, 200,
-                      {{"path", file ? json(file->string()) : json()},
-                       {"records", records},
-                       {"skipped", skipped}});
-             }));
+void add_launch_routes(Router& router) {
+  router.add("GET", "/api/v1/launches", [](Request& request) {
+    const std::size_t limit = limit_from(request);
+    const auto file = launcher::launch_log_path();
+    std::size_t skipped = 0;
+    const auto records = file ? last_launch_records(*file, limit, skipped) : std::vector<json>{};
+    return json_response(200, {{"path", file ? json(file->string()) : json()},
+                               {"records", records},
+                               {"skipped", skipped}});
+  });
 
-  server.Post("/api/v1/check", guarded([](const auto& request, auto& response) {
-                const auto body = parse_body(request, response);
-                if (!body) return;
-                if (!body->is_object()) {
-                  throw settings::UsageError(
-                      "a check is {\"tool\", \"argument\", \"mode\", \"workspace\"}");
-                }
-                gatekeeper::CheckQuestion question;
-                question.tool = string_field(*body, "tool", true);
-                question.argument = string_field(*body, "argument", false);
-                question.mode = string_field(*body, "mode", false);
-                question.workspace = string_field(*body, "workspace", true);
-                question.cwd = string_field(*body, "cwd", false);
-                if (!std::filesystem::path(question.workspace).is_absolute() ||
-                    (!question.cwd.empty() && !std::filesystem::path(question.cwd).is_absolute())) {
-                  throw settings::UsageError("workspace and cwd must be absolute directories");
-                }
-                const gatekeeper::CheckAnswer result = gatekeeper::answer_check(question);
-                const gatekeeper::Verdict& verdict = result.verdict;
-                answer(response, 200,
-                       {{"decision", std::string(gatekeeper::decision_name(verdict.decision))},
-                        {"rule", verdict.rule ? json(verdict.rule->text) : json()},
-                        {"reason", verdict.reason},
-                        {"tool", question.tool},
-                        {"argument", question.argument},
-                        {"mode", std::string(gatekeeper::mode_name(result.mode))},
-                        {"warnings", diagnostics_json(result.warnings)}});
-              }));
+  router.add("POST", "/api/v1/check", [](Request& request) {
+    const json body = parse_body(request);
+    if (!body.is_object()) {
+      throw settings::UsageError("a check is {\"tool\", \"argument\", \"mode\", \"workspace\"}");
+    }
+    gatekeeper::CheckQuestion question;
+    question.tool = string_field(body, "tool", true);
+    question.argument = string_field(body, "argument", false);
+    question.mode = string_field(body, "mode", false);
+    question.workspace = string_field(body, "workspace", true);
+    question.cwd = string_field(body, "cwd", false);
+    if (!std::filesystem::path(question.workspace).is_absolute() ||
+        (!question.cwd.empty() && !std::filesystem::path(question.cwd).is_absolute())) {
+      throw settings::UsageError("workspace and cwd must be absolute directories");
+    }
+    const gatekeeper::CheckAnswer result = gatekeeper::answer_check(question);
+    const gatekeeper::Verdict& verdict = result.verdict;
+    return json_response(200,
+                         {{"decision", std::string(gatekeeper::decision_name(verdict.decision))},
+                          {"rule", verdict.rule ? json(verdict.rule->text) : json()},
+                          {"reason", verdict.reason},
+                          {"tool", question.tool},
+                          {"argument", question.argument},
+                          {"mode", std::string(gatekeeper::mode_name(result.mode))},
+                          {"warnings", diagnostics_json(result.warnings)}});
+  });
 
-  server.Get("/api/v1/explain", guarded([](const auto& request, auto& response) {
-               if (!request.has_param("workspace")) {
-                 throw settings::UsageError("name the workspace: /api/v1/explain?workspace=DIR");
-               }
-               const std::filesystem::path workspace = request.get_param_value("workspace");
-               if (!workspace.is_absolute()) {
-                 throw settings::UsageError("workspace must be an absolute directory");
-               }
-               answer(response, 200, explanation_json(launcher::plan_for_explanation(workspace)));
-             }));
+  router.add("GET", "/api/v1/explain", [](Request& request) {
+    return json_response(200,
+                         explanation_json(launcher::plan_for_explanation(workspace_from(request))));
+  });
+
+  // The sandbox a command would get from the settings now, without a
+  // workspace (tokens such as :workspace stay tokens): what it may read,
+  // write and reach, and where each part came from.
+  router.add("GET", "/api/v1/sandbox", [](Request& request) {
+    const settings::Store store(paths_for_request(request));
+    const settings::Snapshot snapshot = store.snapshot();
+    const sandbox::Policy policy = sandbox::policy_from_settings(snapshot.effective);
+    return json_response(200, {{"snapshot", snapshot.digest},
+                               {"policy", policy_json(policy)},
+                               {"text", sandbox::explain(policy)}});
+  });
 }
 
 }  // namespace holdfast::service

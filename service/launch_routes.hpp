@@ -1,13 +1,13 @@
-// /api/v1/launches, /api/v1/check, /api/v1/explain: what launches did, what
-// the gatekeeper would decide, what a launch would be allowed to do. Each
-// calls the function the matching CLI command calls.
+// /api/v1/launches, /api/v1/check, /api/v1/explain, /api/v1/sandbox: what
+// launches did, what the gatekeeper would decide, what a launch would be
+// allowed to do. Each calls the function the matching CLI command calls.
 #pragma once
-
-#include <httplib.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <vector>
+
+#include "service/router.hpp"
 
 namespace holdfast::service {
 
@@ -17,6 +17,6 @@ namespace holdfast::service {
 std::vector<nlohmann::json> last_launch_records(const std::filesystem::path& file,
                                                 std::size_t limit, std::size_t& skipped);
 
-void add_launch_routes(httplib::Server& server);
+void add_launch_routes(Router& router);
 
 }  // namespace holdfast::service

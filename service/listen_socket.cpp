@@ -25,7 +25,7 @@ using settings::UsageError;
 
 namespace {
 
-constexpr int kBacklog = 64;
+constexpr int kBacklog = 512;
 
 sockaddr_un unix_address(const fs::path& path) {
   sockaddr_un address{};
@@ -40,26 +40,13 @@ sockaddr_un unix_address(const fs::path& path) {
   return address;
 }
 
-// The socket's directory: ours and 0700.
-void prepare_directory(const fs::path& directory) {
-  if (mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
-    base::throw_errno("cannot create the socket directory", directory);
-  }
-  struct stat st {};
-  if (lstat(directory.c_str(), &st) != 0) {
-    base::throw_errno("cannot inspect the socket directory", directory);
-  }
-  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
-    throw SystemError("refusing the socket directory", directory,
-                      "it is not a directory owned by this user; remove it or choose another "
-                      "path with --socket");
-  }
-  if ((st.st_mode & 07777) != 0700 && chmod(directory.c_str(), 0700) != 0) {
-    base::throw_errno("cannot make the socket directory private (0700)", directory);
-  }
+// The path a socket in `place` is bound and probed through: the directory
+// that was checked, by its descriptor.
+std::string through_descriptor(const SocketPlace& place) {
+  return "/proc/self/fd/" + std::to_string(place.directory.get()) + "/" + place.name;
 }
 
-// True when a service still answers on the socket at `path`.
+// True when a service still answers on the socket at `address`.
 bool someone_listens(const sockaddr_un& address) {
   const UniqueFd probe(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!probe.valid()) return false;
@@ -78,36 +65,62 @@ fs::path default_socket_path() {
   return fs::path(runtime) / "holdfast" / "holdfast.sock";
 }
 
-UniqueFd listen_unix(const fs::path& path) {
-  const sockaddr_un address = unix_address(path);
-  prepare_directory(path.parent_path().empty() ? fs::path(".") : path.parent_path());
+UnixListener listen_unix(const fs::path& path, bool ours) {
+  unix_address(path);  // clients must be able to name it
+  UnixListener listener;
+  listener.place = prepare_socket_place(path, ours);
+  const SocketPlace& place = listener.place;
+  const sockaddr_un address = unix_address(through_descriptor(place));
+  const int dir = place.directory.get();
   struct stat st {};
-  if (lstat(path.c_str(), &st) == 0) {
+  if (fstatat(dir, place.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (!S_ISSOCK(st.st_mode)) {
       throw SystemError("refusing to replace", path,
                         "it exists and is not a socket; remove it or choose another --socket");
+    }
+    if (st.st_uid != geteuid()) {
+      throw SystemError("refusing to replace", path,
+                        "the socket there belongs to uid " + std::to_string(st.st_uid) +
+                            "; choose another --socket");
     }
     if (someone_listens(address)) {
       throw SystemError("refusing to take over", path,
                         "another holdfast serve answers there; stop it first, or choose "
                         "another --socket");
     }
-    if (unlink(path.c_str()) != 0) base::throw_errno("cannot remove the stale socket", path);
+    if (unlinkat(dir, place.name.c_str(), 0) != 0) {
+      base::throw_errno("cannot remove the stale socket", path);
+    }
   }
-  UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) base::throw_errno("cannot create a Unix socket for", path);
+  listener.fd = UniqueFd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!listener.fd.valid()) base::throw_errno("cannot create a Unix socket for", path);
   // Mode 0600 from the moment the name exists: no window in which another
   // user could connect.
   const mode_t old_mask = umask(0177);
-  const int bound = bind(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address);
+  const int bound =
+      bind(listener.fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address);
   const int bind_errno = errno;
   umask(old_mask);
   if (bound != 0) {
     errno = bind_errno;
     base::throw_errno("cannot bind the socket", path);
   }
-  if (listen(fd.get(), kBacklog) != 0) base::throw_errno("cannot listen on", path);
-  return fd;
+  if (fstatat(dir, place.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    base::throw_errno("cannot inspect the socket just bound", path);
+  }
+  listener.device = st.st_dev;
+  listener.inode = st.st_ino;
+  if (listen(listener.fd.get(), kBacklog) != 0) base::throw_errno("cannot listen on", path);
+  return listener;
+}
+
+void remove_socket(const UnixListener& listener) {
+  const SocketPlace& place = listener.place;
+  struct stat st {};
+  if (fstatat(place.directory.get(), place.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      st.st_dev == listener.device && st.st_ino == listener.inode) {
+    unlinkat(place.directory.get(), place.name.c_str(), 0);
+  }
 }
 
 std::string TcpAddress::authority() const {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/fd.hpp"
+#include "service/socket_directory.hpp"
 
 namespace holdfast::service {
 
@@ -15,14 +16,25 @@ namespace holdfast::service {
 // XDG_RUNTIME_DIR (then --socket PATH says where).
 std::filesystem::path default_socket_path();
 
-// Binds and listens on a Unix socket at `path`. Its directory is created
-// mode 0700 (an existing one must be ours and is set to 0700: the directory
-// is what keeps other users from even reaching the socket), the socket is
-// mode 0600 from the start (bound under umask 0177). A socket file left
-// behind by a service that is gone is replaced; one that still answers is
-// refused (another `holdfast serve` runs there). Throws SystemError /
+// A listening Unix socket and the place it was bound in.
+struct UnixListener {
+  base::UniqueFd fd;
+  SocketPlace place;
+  dev_t device = 0;  // of the socket file, to remove it only while it is ours
+  ino_t inode = 0;
+};
+
+// Binds and listens on a Unix socket at `path`, in a place
+// prepare_socket_place() accepted (`ours`: holdfast's own directory under
+// $XDG_RUNTIME_DIR). The socket is mode 0600 from the start (bound under
+// umask 0177). A socket file left behind by a service that is gone is
+// replaced; one that still answers is refused (another `holdfast serve`
+// runs there); anything else there is refused. Throws SystemError /
 // UsageError saying what to do.
-base::UniqueFd listen_unix(const std::filesystem::path& path);
+UnixListener listen_unix(const std::filesystem::path& path, bool ours);
+
+// Removes the socket file if it is still the one `listener` bound.
+void remove_socket(const UnixListener& listener);
 
 struct TcpAddress {
   std::string host;  // numeric: "127.0.0.1" or "::1" (without brackets)

@@ -24,8 +24,6 @@ std::vector<std::pair<std::string, std::string>> page_headers() {
   return {{"Content-Security-Policy",
            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
            "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'"},
-          {"Cache-Control", "no-store"},
-          {"X-Content-Type-Options", "nosniff"},
           {"X-Frame-Options", "DENY"},
           {"Referrer-Policy", "no-referrer"}};
 }

@@ -25,10 +25,11 @@ std::optional<PageFile> find_page_file(std::string_view name);
 // file the page does not serve.
 std::optional<std::string> page_content_type(std::string_view name);
 
-// The headers every page file is sent with: never cached (a new start has a
-// new token, and an old page must not outlive its service), never sniffed
-// as another type, never framed, and a policy that lets the page run only
-// its own script files (no inline script, no eval, nothing from elsewhere).
+// The headers every page file is sent with, beside the two every answer of
+// the service carries (Cache-Control: no-store, so that an old page does not
+// outlive its service; X-Content-Type-Options: nosniff): never framed, and a
+// policy that lets the page run only its own script files (no inline script,
+// no eval, nothing from elsewhere).
 std::vector<std::pair<std::string, std::string>> page_headers();
 
 }  // namespace holdfast::service

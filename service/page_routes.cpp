@@ -1,33 +1,22 @@
 #include "service/page_routes.hpp"
 
-#include <string>
-
 #include "service/answers.hpp"
 #include "service/page_assets.hpp"
 
 namespace holdfast::service {
 
-namespace {
+bool is_page_path(const std::string& path) { return path == "/" || path.starts_with("/page/"); }
 
-void answer_file(httplib::Response& response, const std::string& name) {
+Response page_file_response(const std::string& path) {
+  const std::string name = path == "/" ? "index.html" : path.substr(6);
   const auto file = find_page_file(name);
   const auto type = page_content_type(name);
-  if (!file || !type) {
-    answer_error(response, 404, "not_found", "the page has no file " + name);
-    return;
-  }
+  if (!file || !type) return error_response(404, "not_found", "the page has no file " + name);
+  Response response;
+  response.content_type = *type;
+  response.body = std::string(file->body);
   for (const auto& [header, value] : page_headers()) response.set_header(header, value);
-  response.status = 200;
-  response.set_content(std::string(file->body), *type);
-}
-
-}  // namespace
-
-void add_page_routes(httplib::Server& server) {
-  server.Get("/", [](const auto&, auto& response) { answer_file(response, "index.html"); });
-  server.Get(R"(/page/([A-Za-z0-9_-]+\.[a-z]+))", [](const auto& request, auto& response) {
-    answer_file(response, request.matches[1]);
-  });
+  return response;
 }
 
 }  // namespace holdfast::service

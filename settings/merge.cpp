@@ -15,13 +15,21 @@ const std::vector<KeyPath>& workspace_ignored_keys() {
                                             {"security"},
                                             {"permissions", "allow"},
                                             {"permissions", "defaultMode"},
-                                            {"launcher", "launchRecords"}};
+                                            {"launcher", "launchRecords"},
+                                            {"tools", "protectedNames", "lift"},
+                                            {"tools", "protectedNames", "scanLimit"},
+                                            {"tools", "credentialStores", "lift"}};
   return keys;
 }
 
 bool is_concatenated_list(const KeyPath& path) {
-  return path.size() == 2 && path[0] == "permissions" &&
-         (path[1] == "allow" || path[1] == "ask" || path[1] == "deny");
+  if (path.size() == 2 && path[0] == "permissions") {
+    return path[1] == "allow" || path[1] == "ask" || path[1] == "deny";
+  }
+  // The built-in lists every scope extends (launcher/sandbox/builtin_list.hpp).
+  return path.size() == 3 && path[0] == "tools" &&
+         (path[1] == "protectedNames" || path[1] == "credentialStores") &&
+         (path[2] == "add" || path[2] == "lift");
 }
 
 bool is_whole_policy(const KeyPath& path) {

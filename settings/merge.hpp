@@ -3,12 +3,14 @@
 //
 // Rules (documented in the README):
 // * Objects merge deeply; for any other value the later scope wins.
-// * permissions.allow / ask / deny lists are concatenated across scopes
+// * permissions.allow / ask / deny lists, and tools.protectedNames /
+//   tools.credentialStores add / lift lists, are concatenated across scopes
 //   (a rule does not disappear because another scope has rules too).
 // * tools.executionSandbox: the highest operator scope that sets it wins as
 //   a whole object; two policies are never mixed key by key.
 // * From the workspace scope, tools.executionSandbox, security,
-//   permissions.allow and permissions.defaultMode are ignored, each with a
+//   permissions.allow, permissions.defaultMode and the lift lists of
+//   tools.protectedNames and tools.credentialStores are ignored, each with a
 //   warning naming the file and the key: a project cannot widen or replace
 //   the operator's confinement.
 #pragma once

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "settings/key_path.hpp"
+#include "settings/permission_rule.hpp"
 
 namespace holdfast::settings {
 
@@ -86,6 +87,25 @@ constexpr const char* kSchemaText = R"json({
               }
             }
           }
+        },
+        "protectedNames": {
+          "description": "Names read-only in every writable directory (git, shell, editor, agent configuration; holdfast run --explain lists them). add: \".name\" in every directory or \"~/path\" in the home directory, from any scope. lift: built-in names given back to the command, from operator scopes only (a workspace scope's lift and scanLimit are ignored). Lists from all scopes are combined.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "add": {"type": "array", "items": {"type": "string"}},
+            "lift": {"type": "array", "items": {"type": "string"}},
+            "scanLimit": {"type": "integer", "minimum": 1, "maximum": 1000000, "description": "Directories walked per launch below the writable directories to find existing protected names and repositories (default 10000); a launch whose walk does not finish is refused. Operator scopes only."}
+          }
+        },
+        "credentialStores": {
+          "description": "Credential stores hidden from every command (SSH and GPG keys, cloud and registry tokens, browser profiles, ...; holdfast run --explain lists them). add: an absolute path or \"~/path\" (in every home), from any scope. lift: an entry's name (ssh, aws, ...), from operator scopes only (a workspace scope's lift is ignored). Lists from all scopes are combined.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "add": {"type": "array", "items": {"type": "string"}},
+            "lift": {"type": "array", "items": {"type": "string"}}
+          }
         }
       }
     },
@@ -93,9 +113,9 @@ constexpr const char* kSchemaText = R"json({
       "description": "Gatekeeper rules: Tool or Tool(specifier). Lists from all scopes are combined; a workspace scope may add deny and ask rules only.",
       "type": "object",
       "properties": {
-        "allow": {"type": "array", "items": {"type": "string"}},
-        "ask": {"type": "array", "items": {"type": "string"}},
-        "deny": {"type": "array", "items": {"type": "string"}},
+        "allow": {"type": "array", "items": {"type": "string", "format": "holdfast-permission-rule"}},
+        "ask": {"type": "array", "items": {"type": "string", "format": "holdfast-permission-rule"}},
+        "deny": {"type": "array", "items": {"type": "string", "format": "holdfast-permission-rule"}},
         "defaultMode": {"type": "string", "enum": ["plan", "default", "auto-edit", "yolo"]}
       }
     },
@@ -109,7 +129,15 @@ constexpr const char* kSchemaText = R"json({
           "type": "boolean"
         },
         "allowUnconfined": {
-          "description": "Permit running commands without a sandbox when the host cannot provide one. Off unless set.",
+          "description": "Permit running commands without a sandbox when bubblewrap is not installed at the configured path. Off unless set; never when the program there is not trusted.",
+          "type": "boolean"
+        },
+        "bubblewrap": {
+          "description": "The absolute path of the bubblewrap to execute (default: the build-time default, /usr/bin/bwrap). Never looked up on PATH; it must be owned by root in directories only root can write.",
+          "type": "string"
+        },
+        "workspaceStrictModes": {
+          "description": "Check the workspace and its parents at every launch as sshd's StrictModes does (owned by root or you, not writable by group or others unless sticky and root's). Default true; false weakens the launch: another user who can write the workspace can change what the next launch runs.",
           "type": "boolean"
         },
         "requireLandlock": {
@@ -213,6 +241,9 @@ class Validator {
         return;
       }
     }
+    if (const auto format = schema.find("format"); format != schema.end() && value.is_string()) {
+      check_format(*format, value, path);
+    }
     if (const auto minimum = schema.find("minimum");
         minimum != schema.end() && value.is_number() && value < *minimum) {
       report(Severity::error, path,
@@ -257,6 +288,20 @@ class Validator {
         report(Severity::warning, member_path,
                "unknown key \"" + key + "\" (ignored); known keys here: " + join_keys(*properties));
       }
+    }
+  }
+
+  // The string formats holdfast defines; a format it does not know is an
+  // annotation (as JSON Schema has it).
+  void check_format(const nlohmann::json& format, const nlohmann::json& value,
+                    const KeyPath& path) {
+    if (format != "holdfast-permission-rule") return;
+    const RuleParse parsed = parse_rule_syntax(value.get_ref<const std::string&>());
+    if (!parsed.rule) {
+      report(Severity::error, path,
+             "expected a permission rule, Tool or Tool(specifier), found " +
+                 value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ": " +
+                 parsed.problem);
     }
   }
 

@@ -3,8 +3,9 @@
 //
 // validate() interprets the subset of JSON Schema the document uses: type,
 // enum, properties, additionalProperties (false or a schema), items,
-// minimum, maximum and oneOf. Objects that list `properties` but do not
-// forbid others produce warnings for unknown keys; objects with
+// minimum, maximum, oneOf, and the one string format holdfast defines,
+// "holdfast-permission-rule" (settings/permission_rule.hpp). Objects that list `properties` but do
+// not forbid others produce warnings for unknown keys; objects with
 // `"additionalProperties": false` (the policy-bearing ones) produce errors,
 // because a policy must be understood exactly.
 #pragma once

@@ -1,7 +1,15 @@
 #include "settings/scopes.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 
+#include "base/files.hpp"
+#include "base/path_chain.hpp"
+#include "base/system_error.hpp"
 #include "settings/errors.hpp"
 
 namespace holdfast::settings {
@@ -85,6 +93,60 @@ std::filesystem::path state_dir_from_environment() {
   throw UsageError(
       "cannot find holdfast's state directory: none of HOLDFAST_STATE_DIR, XDG_STATE_HOME or "
       "HOME is set to an absolute path; set one of them");
+}
+
+std::optional<std::filesystem::path> optional_state_dir() {
+  try {
+    return state_dir_from_environment();
+  } catch (const UsageError&) {
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+// What is wrong with the state directory's walk, or nullopt.
+std::optional<std::string> state_dir_problem(const std::filesystem::path& dir,
+                                             const std::vector<base::PathStep>& steps,
+                                             uid_t caller) {
+  std::string named = dir.string();
+  while (named.size() > 1 && named.back() == '/') named.pop_back();
+  for (const base::PathStep& step : steps) {
+    if (S_ISLNK(step.mode) && step.path == named) {
+      return dir.string() + " is a symlink; set HOLDFAST_STATE_DIR to the directory itself";
+    }
+  }
+  const base::PathStep& own = steps.back();
+  for (std::size_t i = 0; i + 1 < steps.size(); ++i) {
+    if (auto problem =
+            base::ownership_problem(steps[i], caller, base::StickyDirectories::root_owned)) {
+      return *problem +
+             "; make it root's or yours and chmod go-w it, or set HOLDFAST_STATE_DIR "
+             "to a directory of your own";
+    }
+  }
+  if (own.owner != caller) {
+    return own.path + " is owned by uid " + std::to_string(own.owner) + ", not by you (uid " +
+           std::to_string(caller) +
+           "); remove it (another user made it) or set HOLDFAST_STATE_DIR to a directory of your "
+           "own";
+  }
+  if ((own.mode & 077) != 0) {
+    return own.path + " has mode " + base::octal_mode(own.mode) +
+           " (others can read or write it: launch records, presence memory); run chmod 700 " +
+           own.path;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void prepare_state_dir(const std::filesystem::path& dir) {
+  base::make_directories(dir, 0700);
+  const base::WalkedPath walked = base::walk_path(dir, O_PATH | O_DIRECTORY);
+  if (auto problem = state_dir_problem(dir, walked.steps, ::getuid())) {
+    throw UnsafeStateDir("unsafe state directory " + dir.string() + ": " + *problem);
+  }
 }
 
 }  // namespace holdfast::settings

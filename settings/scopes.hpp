@@ -7,6 +7,8 @@
 #include <optional>
 #include <string_view>
 
+#include "settings/errors.hpp"
+
 namespace holdfast::settings {
 
 enum class Scope { system_defaults, user, workspace, system };
@@ -47,5 +49,26 @@ ScopePaths scope_paths_from_environment(std::optional<std::filesystem::path> wor
 // holdfast's state directory: $HOLDFAST_STATE_DIR, else $XDG_STATE_HOME/holdfast,
 // else ~/.local/state/holdfast. Throws UsageError when none can be determined.
 std::filesystem::path state_dir_from_environment();
+
+// state_dir_from_environment, or nullopt when none can be determined.
+std::optional<std::filesystem::path> optional_state_dir();
+
+// The state directory (launch records, presence memory, the mount-point
+// lock) is not fit for use: someone else owns it, others can read or write
+// it, it is a symlink, or a directory above it is unsafe. The message says
+// which and what to do.
+class UnsafeStateDir : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
+// Makes the state directory ready: creates it (and the missing directories
+// above it) private to the caller, as the XDG base directories are, then
+// checks it through descriptors like the settings directories: the
+// directory itself owned by the caller, mode 0700 or stricter, not a
+// symlink; every directory above owned by root or the caller and not
+// writable by group or others unless sticky and root's. Throws
+// UnsafeStateDir otherwise, and base::SystemError when it cannot be made.
+void prepare_state_dir(const std::filesystem::path& dir);
 
 }  // namespace holdfast::settings

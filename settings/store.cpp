@@ -7,13 +7,17 @@
 #include <system_error>
 
 #include "base/fd.hpp"
+#include "base/files.hpp"
 #include "base/system_error.hpp"
 #include "base/write_target.hpp"
-#include "settings/file_lock.hpp"
 #include "settings/presence.hpp"
 #include "settings/schema.hpp"
 
 namespace holdfast::settings {
+
+mode_t new_file_mode_for(Scope scope) { return is_system_scope(scope) ? 0644 : 0600; }
+
+mode_t new_directory_mode_for(Scope scope) { return is_system_scope(scope) ? 0755 : 0700; }
 
 Expectation Expectation::unchanged_since(const ScopeFile& loaded) {
   return Expectation{loaded.revision, loaded.exists ? loaded.identity.sha256 : std::string()};
@@ -57,12 +61,10 @@ void check_expectation(const ScopeFile& current, const Expectation& expected) {
 SaveResult Store::update(Scope scope, const std::function<void(nlohmann::json&)>& mutate,
                          const Expectation& expected) {
   const std::filesystem::path path = file(scope);
-  std::error_code ec;
-  std::filesystem::create_directories(base::resolve_write_target(path).parent_path(), ec);
-  if (ec)
-    throw base::SystemError("cannot create settings directory", path.parent_path(), ec.value());
+  base::make_directories(base::resolve_write_target(path).parent_path(),
+                         new_directory_mode_for(scope));
 
-  const ScopeLock lock(path);
+  const ScopeLock lock(path, options_.lock_wait);
   // Settled like every read: a file that another program is in the middle
   // of saving is waited for, not taken for empty (which would save a
   // document holding nothing but this change).
@@ -121,6 +123,7 @@ SaveResult Store::update(Scope scope, const std::function<void(nlohmann::json&)>
   write_options.durable = options_.durable;
   write_options.keep_backup = options_.keep_backup;
   write_options.after_step = options_.after_write_step;
+  write_options.new_file_mode = new_file_mode_for(scope);
   write_file_atomically(path, next.bytes, write_options);
   // Saved by holdfast: from now on every reader takes its absence for
   // "missing". The save stands even if that cannot be recorded (the next
@@ -164,7 +167,7 @@ bool Store::forget(Scope scope, bool remove_file) {
                        " still exists; holdfast forgets only a file that is gone. To remove it "
                        "and forget it in one step, add --remove");
     }
-    const ScopeLock lock(path);
+    const ScopeLock lock(path, options_.lock_wait);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) base::throw_errno("cannot remove", path);
     // The removal must be durable before the memory of the file goes:
     // after a crash the file is either back (and remembered) or gone.

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "settings/atomic_writer.hpp"
+#include "settings/file_lock.hpp"
 #include "settings/key_path.hpp"
 #include "settings/merge.hpp"
 #include "settings/scope_file.hpp"
@@ -54,7 +55,18 @@ struct StoreOptions {
   bool durable = true;
   bool keep_backup = false;
   std::function<void(WriteStep)> after_write_step;  // for crash tests
+  // How long a save waits for the scope's lock, and whom it tells that it
+  // waits (file_lock.hpp); past the bound it throws LockTimeout.
+  LockWait lock_wait;
 };
+
+// The mode of a settings file and of the directories a save creates for
+// it. Private (0600, 0700) for the user's and a workspace's scope: the
+// policy says what is denied and where the secrets are. A system scope
+// (/etc/holdfast) is 0644 and 0755: every user's launches read it, and
+// only root can write it.
+mode_t new_file_mode_for(Scope scope);
+mode_t new_directory_mode_for(Scope scope);
 
 class Store {
  public:

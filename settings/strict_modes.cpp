@@ -2,8 +2,7 @@
 
 #include <sys/stat.h>
 
-#include <cstdio>
-
+#include "base/path_chain.hpp"
 #include "base/write_target.hpp"
 #include "settings/atomic_writer.hpp"
 
@@ -18,27 +17,19 @@ UnsafeSettingsFile::UnsafeSettingsFile(std::filesystem::path file, std::filesyst
 
 namespace {
 
-std::string octal(mode_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
-}
-
+// base's judgement (root or the invoking user; no group or other write
+// unless sticky and root's), with what to do about it.
 std::optional<std::string> problem_with(const std::filesystem::path& path, const struct stat& st,
                                         uid_t invoking_uid) {
+  auto problem = base::ownership_problem({path.string(), st.st_uid, st.st_mode}, invoking_uid,
+                                         base::StickyDirectories::root_owned);
+  if (!problem) return std::nullopt;
   const bool is_dir = S_ISDIR(st.st_mode);
   if (st.st_uid != 0 && st.st_uid != invoking_uid) {
-    return (is_dir ? "directory " : "") + path.string() + " is owned by uid " +
-           std::to_string(st.st_uid) + ", not by root or by you (uid " +
+    return (is_dir ? "directory " : "") + *problem + ", not by root or by you (uid " +
            std::to_string(invoking_uid) + "); chown it to root or to yourself";
   }
-  const bool others_can_write = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
-  const bool sticky_root_dir = is_dir && (st.st_mode & S_ISVTX) != 0 && st.st_uid == 0;
-  if (others_can_write && !sticky_root_dir) {
-    return (is_dir ? "directory " : "") + path.string() + " has mode " + octal(st.st_mode) +
-           " and is writable by group or others; run chmod go-w " + path.string();
-  }
-  return std::nullopt;
+  return (is_dir ? "directory " : "") + *problem + "; run chmod go-w " + path.string();
 }
 
 }  // namespace

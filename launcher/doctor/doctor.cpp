@@ -18,6 +18,7 @@
 #include "base/system_error.hpp"
 #include "launcher/landlock/landlock_plan.hpp"
 #include "launcher/landlock/second_layer.hpp"
+#include "launcher/run/bubblewrap.hpp"
 #include "launcher/run/launch.hpp"
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/seccomp/filter.hpp"
@@ -30,11 +31,13 @@ namespace holdfast::doctor {
 
 namespace {
 
-// Runs `argv` with stdout and stderr captured together. A program that
-// cannot be started counts as failed, with the reason as its output.
-base::Captured run_process(const std::vector<std::string>& argv) {
+// Runs `argv` with stdout and stderr captured together, and `fds` given
+// to it. A program that cannot be started counts as failed, with the
+// reason as its output.
+base::Captured run_process_with(const std::vector<std::string>& argv,
+                                const std::vector<base::FdMapping>& fds) {
   try {
-    return base::run_captured({argv, std::nullopt, {}, {}}, base::Stderr::into_stdout);
+    return base::run_captured({argv, std::nullopt, {}, fds}, base::Stderr::into_stdout);
   } catch (const base::SystemError& e) {
     base::Captured failed;
     failed.out = e.what();
@@ -79,36 +82,70 @@ std::vector<int> parse_version(const std::string& text) {
   return parts;
 }
 
-Finding check_bubblewrap(const std::string& bwrap_path) {
-  Finding f{"bubblewrap", Verdict::ok, "", "", nullptr};
-  if (bwrap_path.empty()) {
-    f.verdict = Verdict::fatal;
-    f.summary = "bwrap not found on PATH (or at $HOLDFAST_BWRAP)";
-    f.advice = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)";
+namespace {
+
+// The settings a launch would read, or the built-in defaults when they
+// cannot be read (the settings findings say why; the bubblewrap is then
+// the build-time default).
+settings::Effective effective_settings(const settings::ScopePaths& paths) {
+  try {
+    return settings::take_snapshot(paths).effective;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+// Runs the judged bubblewrap itself, through its descriptor (as a launch
+// executes it), never a path looked up again.
+base::Captured run_trusted(const launcher::TrustedExecutable& bwrap, const std::string& option) {
+  const int fd = bwrap.fd.get();
+  return run_process_with({"/proc/self/fd/" + std::to_string(fd), option}, {{fd, fd}});
+}
+
+}  // namespace
+
+Finding check_bubblewrap(const settings::ScopePaths& paths) {
+  Finding f{"bubblewrap", Verdict::ok, "", ""};
+  const settings::Effective effective = effective_settings(paths);
+  const launcher::BubblewrapLookup found = launcher::find_bubblewrap(effective);
+  const launcher::StartVerdict verdict = launcher::decide_start(found, effective);
+  if (verdict.mode == launcher::StartMode::unconfined) {
+    f.verdict = Verdict::warning;
+    f.summary = verdict.message;
+    f.advice = "install bubblewrap (apt-get install bubblewrap): until then nothing is confined";
     return f;
   }
-  const base::Captured r = run_process({bwrap_path, "--version"});
+  if (verdict.mode == launcher::StartMode::refused) {
+    f.verdict = Verdict::fatal;
+    f.summary = verdict.message;
+    f.advice = verdict.remedy;
+    return f;
+  }
+  const launcher::TrustedExecutable& bwrap = *found.lookup.executable;
+  const base::Captured r = run_trusted(bwrap, "--version");
   const std::string line = first_line(r.out);  // "bubblewrap 0.8.0"
   const auto space = line.rfind(' ');
   const auto version = parse_version(space == std::string::npos ? "" : line.substr(space + 1));
   if (r.status != 0 || version.empty()) {
     f.verdict = Verdict::fatal;
-    f.summary = bwrap_path + " --version failed: " + line;
+    f.summary = bwrap.path + " --version failed: " + line;
     f.advice = "reinstall bubblewrap";
     return f;
   }
-  f.summary = bwrap_path + ": " + line;
-  const auto missing = missing_bubblewrap_options(run_process({bwrap_path, "--help"}).out);
+  f.summary = bwrap.path + " (" + found.choice.origin + "): " + line +
+              "; trusted: " + bwrap.why_trusted() +
+              "; executed through the descriptor it was checked with";
+  const auto missing = missing_bubblewrap_options(run_trusted(bwrap, "--help").out);
   if (!missing.empty()) {
     std::string names;
     for (const auto& option : missing) names += (names.empty() ? "" : ", ") + option;
     f.verdict = Verdict::fatal;
-    f.summary += " lacks " + names +
+    f.summary += "; it lacks " + names +
                  " (every launch uses them: descriptor binds, no nested user namespaces, "
                  "masks, sized tmpfs)";
     f.advice =
         "upgrade bubblewrap to 0.10.0 or newer (Debian 12: 0.8.0-2+deb12u1 or newer from "
-        "bookworm-security), or point HOLDFAST_BWRAP at one";
+        "bookworm-security), or name one with security.bubblewrap in a system scope";
   }
   return f;
 }
@@ -131,9 +168,9 @@ std::vector<std::string> missing_bubblewrap_options(const std::string& help_text
   return missing;
 }
 
-Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopePaths& paths,
+Finding check_trial_launch(const settings::ScopePaths& paths,
                            std::optional<launcher::LaunchPlan>* plan) {
-  Finding f{"trial-launch", Verdict::ok, "", "", nullptr};
+  Finding f{"trial-launch", Verdict::ok, "", ""};
   const std::string max = read_first_line("/proc/sys/user/max_user_namespaces");
   if (max == "0") {
     f.verdict = Verdict::fatal;
@@ -141,11 +178,10 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
     f.advice = "sysctl -w user.max_user_namespaces=15000 (and persist it in /etc/sysctl.d)";
     return f;
   }
-  if (bwrap_path.empty() || !paths.workspace) {
+  if (!paths.workspace) {
     f.verdict = Verdict::fatal;
-    f.summary = bwrap_path.empty() ? "cannot try a launch without bubblewrap"
-                                   : "cannot try a launch without a workspace";
-    f.advice = bwrap_path.empty() ? "install bubblewrap" : "name one with --workspace";
+    f.summary = "cannot try a launch without a workspace";
+    f.advice = "name one with --workspace";
     return f;
   }
   // The launch `holdfast run -- /bin/true` makes in this workspace: the
@@ -163,7 +199,6 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
   trial.workspace = *paths.workspace;
   trial.cwd = *paths.workspace;
   trial.command = {"/bin/true"};
-  trial.bwrap_path = bwrap_path;
   trial.state_dir = paths.state_dir;
   trial.record = false;
   trial.stdout_fd = output.get();
@@ -203,6 +238,16 @@ Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopeP
         "user.max_user_namespaces>0, or an AppArmor profile for bwrap), or run inside a "
         "container that permits them";
     keep_plan();
+  } catch (const launcher::NoTrustedBubblewrap& missing) {
+    // run's own verdict (decide_start), not a guess of doctor's.
+    const launcher::StartVerdict verdict =
+        launcher::decide_start(missing.bubblewrap(), missing.effective());
+    f.verdict = verdict.mode == launcher::StartMode::unconfined ? Verdict::warning : Verdict::fatal;
+    f.summary = verdict.mode == launcher::StartMode::unconfined
+                    ? "nothing to try: holdfast run -- /bin/true would run UNCONFINED here"
+                    : "holdfast run would refuse here: " + first_line(verdict.message);
+    f.advice =
+        verdict.mode == launcher::StartMode::unconfined ? "install bubblewrap" : verdict.remedy;
   } catch (const std::exception& e) {
     f.verdict = Verdict::fatal;
     f.summary = "holdfast run would refuse here: " + first_line(e.what());
@@ -574,16 +619,72 @@ std::string Report::to_text() const {
   return out;
 }
 
+Finding git_bare_repository_finding(const std::string& git,
+                                    const std::vector<std::string>& values) {
+  Finding f{"git-bare-repositories", Verdict::ok, "", ""};
+  if (git.empty()) {
+    f.summary = "git not found on PATH: nothing takes a directory for a bare repository";
+    return f;
+  }
+  // The global configuration is read after the system's: the last value wins.
+  std::string value;
+  for (const auto& v : values) {
+    if (!v.empty()) value = v;
+  }
+  if (value == "explicit") {
+    f.summary =
+        "safe.bareRepository = explicit: git uses a bare repository only when told "
+        "(--git-dir, GIT_DIR)";
+    return f;
+  }
+  f.verdict = Verdict::warning;
+  f.summary = std::string("safe.bareRepository is ") +
+              (value.empty() ? "not set (\"all\")" : "\"" + value + "\"") +
+              ": git run in a directory with HEAD, objects/ and refs/ takes it for a repository "
+              "and obeys its config (core.fsmonitor, hooks), so a confined command that makes "
+              "one in the workspace runs code at the next `git status` there (holdfast reports "
+              "such a layout when the command ends, and refuses a workspace that has one)";
+  f.advice = "git config --global safe.bareRepository explicit (or --system for every user)";
+  return f;
+}
+
+Finding check_git_bare_repository() {
+  std::string git;
+  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe)
+  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty() || dir.front() != '/') continue;
+    if (::access((dir + "/git").c_str(), X_OK) == 0) {
+      git = dir + "/git";
+      break;
+    }
+  }
+  std::vector<std::string> values;
+  if (!git.empty()) {
+    for (const char* scope : {"--system", "--global"}) {
+      // From /, outside any repository: only these two files are read.
+      base::SpawnRequest request{
+          {git, "config", scope, "--get", "safe.bareRepository"}, std::nullopt, "/", {}};
+      try {
+        values.push_back(first_line(base::run_captured(request).out));
+      } catch (const base::SystemError&) {
+        values.emplace_back();
+      }
+    }
+  }
+  return git_bare_repository_finding(git, values);
+}
+
 Report examine_host(const settings::ScopePaths& paths) {
-  const std::string bwrap = launcher::locate_bwrap().value_or("");
   Report report;
-  report.findings.push_back(check_bubblewrap(bwrap));
+  report.findings.push_back(check_bubblewrap(paths));
   // The trial launch's own plan is what the confinement findings read.
   std::optional<launcher::LaunchPlan> plan;
-  report.findings.push_back(check_trial_launch(bwrap, paths, &plan));
+  report.findings.push_back(check_trial_launch(paths, &plan));
   report.findings.push_back(check_seccomp());
   report.findings.push_back(check_apparmor_userns());
   report.findings.push_back(check_landlock(plan ? &*plan : nullptr));
+  report.findings.push_back(check_git_bare_repository());
   for (auto& f : check_settings_scopes(paths)) report.findings.push_back(std::move(f));
   if (plan) {
     report.findings.push_back(check_unix_sockets(plan->policy));

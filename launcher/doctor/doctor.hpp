@@ -26,7 +26,7 @@ struct Finding {
   std::string advice;   // what to do; empty when ok
   // What the summary says, as data ("claims" in --json); null when the
   // check makes no claim a launch could be held to.
-  nlohmann::json claims;
+  nlohmann::json claims = nullptr;
 };
 
 struct Report {
@@ -40,11 +40,14 @@ struct Report {
 Report examine_host(const settings::ScopePaths& paths);
 
 // Pieces, each a probe of its own (exposed for tests).
-Finding check_bubblewrap(const std::string& bwrap_path);  // version and features
+// The bubblewrap a launch would execute (launcher::find_bubblewrap with
+// the settings of `paths`), why it is trusted, its version and features;
+// the verdict is launcher::decide_start's, as run's.
+Finding check_bubblewrap(const settings::ScopePaths& paths);
 // `holdfast run -- /bin/true` in the workspace of `paths`, through the very
 // launch path run takes (launcher::launch), without a launch record. The
 // launch's plan, when it got that far, is left in `plan`.
-Finding check_trial_launch(const std::string& bwrap_path, const settings::ScopePaths& paths,
+Finding check_trial_launch(const settings::ScopePaths& paths,
                            std::optional<launcher::LaunchPlan>* plan = nullptr);
 Finding check_seccomp();
 Finding check_apparmor_userns();
@@ -68,6 +71,17 @@ nlohmann::json confinement_claims(const launcher::LaunchPlan& plan);
 // Those claims in words, what root inside means when the caller is root,
 // and the policy's limits (fatal when they could not be enforced).
 Finding check_confinement(const launcher::LaunchPlan& plan, uid_t caller_uid);
+
+// git's safe.bareRepository in the system and global configuration: unless
+// "explicit", git takes any directory with HEAD, objects/ and refs/ for a
+// repository and obeys its config and hooks (a command can make one in a
+// writable directory; holdfast reports it when the command ends). Warns
+// with the command that sets it; ok when git is not installed.
+Finding check_git_bare_repository();
+// The verdict for `values` ("explicit", "all", ... as git config printed
+// them, system then global; empty when unset), `git` the git found (empty:
+// none).
+Finding git_bare_repository_finding(const std::string& git, const std::vector<std::string>& values);
 
 // "0.8.0" → {0, 8, 0}; empty on a malformed version.
 std::vector<int> parse_version(const std::string& text);

@@ -2,7 +2,9 @@
 //
 // Parsing is strict because a rule that does not parse must never be
 // dropped silently: an ignored deny rule is an open door. Every error names
-// the rule and says how to write it.
+// the rule and says how to write it. The grammar is the settings format's
+// (settings/permission_rule.hpp), so a rule that would not parse here is
+// refused when it is saved.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,15 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "settings/permission_rule.hpp"
+
 namespace holdfast::gatekeeper {
 
-// Which specifier grammar a rule's tool uses.
-enum class RuleKind {
-  path,   // Read, Edit, Write: gitignore-style path globs
-  shell,  // Bash (alias Shell): command prefixes on word boundaries
-  fetch,  // WebFetch: domain:example.com
-  other,  // any other tool name, verbatim; the specifier globs the argument
-};
+// Which specifier grammar a rule's tool uses (path, shell, fetch, other).
+using RuleKind = settings::RuleKind;
 
 struct Rule {
   std::string text;       // as written in settings, for messages

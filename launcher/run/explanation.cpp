@@ -22,22 +22,25 @@ std::string describe_mounts(const LaunchPlan& plan) {
       "looked at above (device and inode) and passed to bubblewrap as a descriptor; the built "
       "sandbox is held before the command starts and each mount is checked from outside (at its "
       "path, no symlink on the way, the file checked, read-only where it must be)\n";
-  out += "repositories below writable directories: " + std::to_string(facts.nested_git.size()) +
-         " found (" + std::to_string(facts.repo_scan.directories) + " directories read" +
-         (facts.repo_scan.complete
-              ? ")"
-              : "; stopped at the limit of " + std::to_string(sandbox::kRepoScanBudget) +
-                    ": repositories deeper than that are not protected)") +
-         "; each is read-only inside\n";
+  out +=
+      "repositories below writable directories: " + std::to_string(facts.nested_git.size()) +
+      " found (" + std::to_string(facts.repo_scan.directories) + " directories read" +
+      (facts.repo_scan.complete ? ")"
+                                : "; stopped at the limit of " + std::to_string(facts.scan_budget) +
+                                      " directories: the launch is refused)") +
+      "; each is read-only inside\n";
   for (const auto& git : facts.nested_git) out += "  " + git + "\n";
   out += "mount operations, in order:\n";
   for (const auto& op : plan.mounts.ops) out += "  " + sandbox::describe(op) + "\n";
   out += facts.state_dir ? "state directory: " + facts.state_dir->canonical +
-                               " (launch records; never writable inside)\n"
+                               " (launch records, presence memory; hidden inside)\n"
                          : std::string(
                                "state directory: unknown (no HOLDFAST_STATE_DIR, "
                                "XDG_STATE_HOME or HOME): no launch records, and the "
                                "mount points below are not removed\n");
+  out += "bubblewrap: " + plan.bwrap.why_trusted() +
+         "; executed through the descriptor it was "
+         "checked with\n";
   if (!plan.mounts.created_on_host.empty()) {
     out +=
         "mount points bubblewrap creates on the host (empty directories, removed by the last "
@@ -100,18 +103,6 @@ LaunchPlan plan_for_explanation(const fs::path& workspace) {
   options.workspace = workspace;
   options.cwd = workspace;
   options.command = {"true"};
-  try {
-    options.state_dir = settings::state_dir_from_environment();
-  } catch (const settings::UsageError&) {
-    // No state directory: the explanation says so.
-  }
-  const auto bwrap = locate_bwrap();
-  if (!bwrap) {
-    throw std::runtime_error(
-        "bubblewrap (bwrap) was not found on PATH (or at $HOLDFAST_BWRAP); install it "
-        "(apt-get install bubblewrap)");
-  }
-  options.bwrap_path = *bwrap;
   return plan_launch(plan_request(options, /*will_run=*/false));
 }
 

@@ -10,6 +10,8 @@
 #include "launcher/run/mount_check.hpp"
 #include "launcher/run/mount_points.hpp"
 #include "launcher/run/propagation.hpp"
+#include "launcher/run/protection_record.hpp"
+#include "launcher/run/standard_fds.hpp"
 #include "launcher/sandbox/refusal.hpp"
 
 namespace holdfast::launcher {
@@ -49,20 +51,13 @@ base::UniqueFd open_report(const fs::path& file) {
 
 void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchResult& result) {
   if (::ftruncate(fd.get(), 0) != 0) base::throw_errno("cannot truncate the report file", file);
-  base::write_all(fd.get(),
-                  launch_report(result.plan, result.outcome, result.exit_status).dump(2) + "\n",
-                  file);
+  base::write_all(
+      fd.get(),
+      launch_report(result.plan, result.outcome, result.exit_status, result.changes).dump(2) + "\n",
+      file);
 }
 
 }  // namespace
-
-void make_state_dir(const fs::path& dir) {
-  fs::path at;
-  for (const auto& part : dir) {
-    at /= part;
-    if (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST) return;
-  }
-}
 
 void require_operator_policy(const LaunchPlan& plan) {
   if (plan.policy.form != sandbox::PolicyForm::builtin_default) return;
@@ -83,26 +78,29 @@ LaunchRequest plan_request(const LaunchOptions& options, bool will_run) {
   request.workspace = options.workspace;
   request.cwd = options.cwd;
   request.command = options.command;
-  request.bwrap_path = options.bwrap_path;
   request.snapshot_options = options.snapshot_options;
-  request.state_dir = options.state_dir;
+  request.state_dir = options.state_dir ? options.state_dir : settings::optional_state_dir();
+  if (!request.state_dir) {
+    // The command line has none either: every launch keeps its records,
+    // its presence memory and its mount-point lock there.
+    settings::state_dir_from_environment();  // throws UsageError saying what to set
+  }
+  settings::prepare_state_dir(*request.state_dir);
   request.will_run = will_run;
   return request;
 }
 
 LaunchResult launch(const LaunchOptions& options) {
   const LaunchRequest request = plan_request(options, /*will_run=*/true);
-  if (options.state_dir) make_state_dir(*options.state_dir);
+  const fs::path& state_dir = *request.state_dir;
 
   // Before looking at the host: no other launch's cleanup may remove a
   // mount point this one is about to stand on.
   std::optional<MountPointCleanup> mount_points;
-  if (options.state_dir) {
-    try {
-      mount_points.emplace(*options.state_dir);
-    } catch (const base::SystemError&) {
-      // No lock, no cleanup: the mount points stay behind, empty.
-    }
+  try {
+    mount_points.emplace(state_dir);
+  } catch (const base::SystemError&) {
+    // No lock, no cleanup: the mount points stay behind, empty.
   }
 
   LaunchResult result;
@@ -111,6 +109,7 @@ LaunchResult launch(const LaunchOptions& options) {
   // A host mount that arrived while the sandbox was built stops it before
   // the command runs; the launch is then planned from a fresh reading.
   bool mount_arrived = true;
+  std::vector<std::string> fd_notices;
   while (mount_arrived && result.attempts < kLaunchAttempts) {
     mount_arrived = false;
     ++result.attempts;
@@ -119,15 +118,27 @@ LaunchResult launch(const LaunchOptions& options) {
     LaunchPlan& plan = result.plan;
     if (options.require_sandbox) require_operator_policy(plan);
 
+    // What the command gets as 0, 1 and 2 (standard_fds.hpp).
+    const int given[3] = {0, options.stdout_fd >= 0 ? options.stdout_fd : 1,
+                          options.stderr_fd >= 0 ? options.stderr_fd : 2};
+    StandardFdSetup standard_fds = set_up_standard_fds(given, plan.policy, plan.facts);
+    fd_notices = standard_fds.notices;
+
     SuperviseRequest supervise_request;
     supervise_request.bwrap_path = plan.argv.front();
+    supervise_request.bwrap_fd = plan.bwrap.fd.get();
+    supervise_request.bwrap_is_script = plan.bwrap.interpreter.has_value();
     supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
     supervise_request.inherited_fds = plan.inherited_fds();
     supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
     supervise_request.limits = resource_limits(plan.policy.limits, ::getuid());
     supervise_request.timeout = options.timeout;
-    supervise_request.stdout_fd = options.stdout_fd;
-    supervise_request.stderr_fd = options.stderr_fd;
+    supervise_request.stdin_fd = standard_fds.stdin_fd;
+    supervise_request.stdout_fd =
+        standard_fds.stdout_fd >= 0 ? standard_fds.stdout_fd : options.stdout_fd;
+    supervise_request.stderr_fd =
+        standard_fds.stderr_fd >= 0 ? standard_fds.stderr_fd : options.stderr_fd;
+    supervise_request.relays = std::move(standard_fds.relays);
     // Nothing runs in the sandbox until its mounts are seen to be what was
     // checked (mount_check.hpp).
     supervise_request.gate = GateCheck{
@@ -159,12 +170,25 @@ LaunchResult launch(const LaunchOptions& options) {
         // Unrecorded mount points stay behind, empty; nothing is weakened.
       }
     }
-    result.outcome = supervise(supervise_request);
+    result.outcome = supervise(std::move(supervise_request));
     mount_arrived = mount_arrived && result.outcome.gate_refused;
   }
   if (mount_points) mount_points->finish();
   const LaunchPlan& plan = result.plan;
   result.exit_status = exit_status_of(result.outcome);
+  result.warnings = fd_notices;
+  for (const auto& error : result.outcome.relay_errors) result.warnings.push_back(error);
+  // What the command left for git, editors and agents to act on later
+  // (tree_scan.hpp): after the mount points are gone, so that only what
+  // the command made is seen.
+  if (result.outcome.command_status) {
+    result.changes = sandbox::changes_since(plan.facts.tree, plan.policy.protected_names,
+                                            plan.facts.scan_budget);
+    for (auto& line : describe_changes(result.changes)) result.warnings.push_back(std::move(line));
+    if (auto hint = hidden_stores_hint(plan, result.exit_status); !hint.empty()) {
+      result.warnings.push_back(std::move(hint));
+    }
+  }
 
   if (report.valid()) {
     try {
@@ -174,10 +198,10 @@ LaunchResult launch(const LaunchOptions& options) {
                                 e.what());
     }
   }
-  if (options.record && options.state_dir && launch_records_enabled(plan.snapshot.effective)) {
+  if (options.record && launch_records_enabled(plan.snapshot.effective)) {
     try {
-      append_json_line(*options.state_dir / "launches.jsonl",
-                       launch_record(plan, options.command, result.exit_status));
+      append_json_line(state_dir / "launches.jsonl",
+                       launch_record(plan, options.command, result.exit_status, result.changes));
     } catch (const std::exception& e) {
       result.warnings.push_back(std::string("launch record not written: ") + e.what());
     }

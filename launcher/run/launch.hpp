@@ -6,8 +6,13 @@
 // supervision, mount-point cleanup, report and launch record as the CLI,
 // without starting holdfast itself.
 //
-// It never runs anything unconfined: without bubblewrap it throws (the CLI
-// alone decides about an operator's security.allowUnconfined).
+// It never runs anything unconfined: without a trusted bubblewrap it
+// throws NoTrustedBubblewrap (the CLI alone decides about an operator's
+// security.allowUnconfined, with decide_start).
+//
+// Its defaults are the command line's: every protection `holdfast run`
+// has, a caller of the library has without asking. What a caller can turn
+// off is named in LaunchOptions under "Weakening", and nothing else.
 #pragma once
 
 #include <chrono>
@@ -29,24 +34,29 @@ struct LaunchOptions {
   // directory itself (not its name, which another process could swap).
   std::filesystem::path cwd;
   std::vector<std::string> command;
-  std::string bwrap_path;  // absolute (locate_bwrap)
-  // holdfast's state directory (settings::state_dir_from_environment),
-  // created private to the user when missing. It holds the launch records
-  // and the mount-point lock; without one there are neither, and the mount
-  // points bubblewrap creates stay behind, empty.
+  // holdfast's state directory: the launch records, the presence memory of
+  // the settings files and the mount-point lock. Unset: the environment's
+  // (settings::optional_state_dir: $HOLDFAST_STATE_DIR, $XDG_STATE_HOME,
+  // ~/.local/state), as the command line. Either way it is checked and
+  // created private (settings::prepare_state_dir) and hidden inside the
+  // sandbox.
   std::optional<std::filesystem::path> state_dir;
   // Refuse (sandbox::Refused) unless an operator scope sets a policy.
   bool require_sandbox = false;
-  // Append the launch record (when the operator has not turned records off).
-  bool record = true;
   // The --report document: opened before the command starts, without
   // following a symlink, and written through that descriptor at the end.
   std::optional<std::filesystem::path> report;
   std::optional<std::chrono::milliseconds> timeout;
-  // Where bubblewrap's and the command's output goes; -1 keeps ours.
+  // Where bubblewrap's and the command's output goes; -1 keeps ours. Like
+  // our own 0-2, these are judged by set_up_standard_fds.
   int stdout_fd = -1;
   int stderr_fd = -1;
   settings::SnapshotOptions snapshot_options;
+
+  // --- Weakening: each turns off something the command line always does.
+  // false: no line in launches.jsonl for this launch (doctor's trial
+  // launch), so the operator cannot trace it afterwards.
+  bool record = true;
 };
 
 struct LaunchResult {
@@ -61,32 +71,38 @@ struct LaunchResult {
   // that sandbox before the command runs, and the launch is planned and
   // built again, up to kLaunchAttempts times.
   int attempts = 0;
-  // Problems after the command ended that did not change its outcome: the
-  // report or the launch record could not be written.
+  // What appeared in the writable roots while the command ran (bare
+  // repository layouts, repositories, protected names), looked for once it
+  // ended.
+  sandbox::TreeChanges changes;
+  // Problems after the command ended that did not change its outcome (the
+  // report or the launch record could not be written), and the changes
+  // above and the credential stores hidden from a command that failed, in
+  // words.
   std::vector<std::string> warnings;
 };
 
-// The plan request of a launch with `options`. `will_run` false: a plan
-// that names the bind sources by path and holds the seccomp program in a
-// plain descriptor, to be shown (--dry-run, --explain) or run by hand.
+// The plan request of a launch with `options`, its state directory
+// resolved (the environment's when unset) and prepared
+// (settings::prepare_state_dir). `will_run` false: a plan that names the
+// bind sources by path and holds the seccomp program in a plain
+// descriptor, to be shown (--dry-run, --explain) or run by hand. Throws
+// settings::UsageError when no state directory can be found, and what
+// prepare_state_dir throws.
 LaunchRequest plan_request(const LaunchOptions& options, bool will_run);
 
 // Starts the command and waits for it. Throws what plan_launch throws,
-// sandbox::Refused (require_sandbox, limits that cannot be enforced),
-// settings::UsageError (an unusable report path) and base::SystemError
-// (bubblewrap could not be started); each says what was wrong.
+// sandbox::Refused (require_sandbox, limits that cannot be enforced, a
+// directory on descriptor 0-2), settings::UsageError (an unusable report
+// path; settings::UnsafeStateDir, no state directory at all) and
+// base::SystemError (bubblewrap could not be started); each says what was
+// wrong.
 LaunchResult launch(const LaunchOptions& options);
 inline constexpr int kLaunchAttempts = 3;
 
 // Throws sandbox::Refused ("sandbox-required") when the plan's policy is
 // the built-in default: no operator scope sets tools.executionSandbox.
 void require_operator_policy(const LaunchPlan& plan);
-
-// Creates holdfast's state directory (and the missing directories above
-// it) private to the user, as the XDG base directories are. Failing is not
-// fatal: the plan then has no state directory to protect, and records and
-// mount-point cleanup warn or do nothing.
-void make_state_dir(const std::filesystem::path& dir);
 
 // What the caller should be told when the command did not run or did not
 // end on its own (a timeout, the sandbox not as checked, bubblewrap failing

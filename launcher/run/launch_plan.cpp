@@ -3,14 +3,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <sstream>
-
 #include "base/system_error.hpp"
 #include "launcher/landlock/second_layer.hpp"
+#include "launcher/run/bubblewrap.hpp"
 #include "launcher/run/launch_directories.hpp"
+#include "launcher/run/workspace_modes.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/refusal.hpp"
+#include "launcher/sandbox/resolve.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
 #include "settings/strict_modes.hpp"
@@ -70,7 +70,7 @@ std::vector<int> LaunchPlan::inherited_fds() const {
   std::vector<int> fds;
   if (seccomp_fd.valid()) fds.push_back(seccomp_fd.get());
   if (gate) fds.push_back(gate->program_fd());
-  if (empty_file_fd.valid()) fds.push_back(empty_file_fd.get());
+  for (const auto& fd : empty_file_fds) fds.push_back(fd.get());
   if (landlock_helper_fd.valid()) fds.push_back(landlock_helper_fd.get());
   for (const auto& fd : bind_sources.fds) fds.push_back(fd.get());
   return fds;
@@ -93,23 +93,24 @@ seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy) {
   return options;
 }
 
-std::optional<std::string> locate_bwrap() {
-  // NOLINTNEXTLINE(concurrency-mt-unsafe): read once, single-threaded here
-  if (const char* override_path = std::getenv("HOLDFAST_BWRAP"); override_path && *override_path) {
-    if (::access(override_path, X_OK) == 0) return std::string(override_path);
-    return std::nullopt;
+void check_bubblewrap_not_writable(const TrustedExecutable& bwrap, const sandbox::Policy& policy,
+                                   const sandbox::HostFacts& facts, uid_t caller_uid) {
+  // Anyone else finds every step root's and not writable to them, mount or
+  // no mount (find_trusted_executable checked that).
+  if (caller_uid != 0) return;
+  const auto rules = sandbox::build_rules(policy, facts);
+  for (const base::PathStep& step : bwrap.chain) {
+    if (sandbox::resolve(rules, step.path).access != sandbox::Access::write) continue;
+    throw sandbox::Refused(
+        {sandbox::Refusal{"bubblewrap-writable", step.path, "",
+                          "the policy makes " + step.path +
+                              " writable inside, and the command runs as root: it "
+                              "could replace the bubblewrap " +
+                              bwrap.resolved + " that the next launch executes",
+                          "make " + step.path +
+                              " read-only in the policy, or run holdfast as an unprivileged "
+                              "user"}});
   }
-  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe)
-  // Only an unset PATH means the default directories; an empty one names
-  // none (as for execvp, which would search nothing but the cwd, never used).
-  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty() || dir.front() != '/') continue;  // never a relative PATH entry
-    const std::string candidate = dir + "/bwrap";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
 }
 
 // A launch whose settings files were replaced with new content between its
@@ -151,10 +152,17 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
     if (workspace.empty()) workspace = cwd;
   }
   plan.scope_paths = settings::scope_paths_from_environment(workspace);
+  if (request.state_dir) plan.scope_paths.state_dir = *request.state_dir;
   plan.snapshot = settings::take_snapshot(plan.scope_paths, request.snapshot_options);
   plan.timings.snapshot = since(start);
 
   start = Clock::now();
+  check_workspace_modes(workspace, plan.snapshot.effective);
+  BubblewrapLookup bubblewrap = find_bubblewrap(plan.snapshot.effective);
+  if (!bubblewrap.lookup.executable) {
+    throw NoTrustedBubblewrap(std::move(bubblewrap), plan.snapshot.effective);
+  }
+  plan.bwrap = std::move(*bubblewrap.lookup.executable);
   plan.policy = sandbox::policy_from_settings(plan.snapshot.effective);
   sandbox::FactsRequest facts_request;
   facts_request.workspace = workspace;
@@ -166,6 +174,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   }
   facts_request.scope_paths = plan.scope_paths;
   facts_request.state_dir = request.state_dir;
+  facts_request.repo_scan_budget = plan.policy.protected_names.scan_limit;
   for (const auto& file : plan.snapshot.scopes) {
     if (!file.exists || !settings::is_operator_scope(file.scope)) continue;
     facts_request.settings_files.emplace_back(
@@ -174,6 +183,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
   accept_same_content_saves(plan.snapshot, request.snapshot_options, plan.facts);
   plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
+  check_bubblewrap_not_writable(plan.bwrap, plan.policy, plan.facts, ::getuid());
   if (request.will_run) {
     // The workspace is bound from the descriptor it was opened as.
     std::map<std::string, base::UniqueFd> opened;
@@ -182,9 +192,10 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
     plan.bind_sources =
         open_bind_sources(plan.mounts.bind_sources, plan.facts.identities, std::move(opened));
   }
-  if (plan.mounts.needs_empty_file) {
-    plan.empty_file_fd.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (!plan.empty_file_fd.valid()) {
+  // One per denied file: bubblewrap reads each to its end and closes it.
+  for (std::size_t i = 0; i < plan.mounts.empty_files; ++i) {
+    plan.empty_file_fds.emplace_back(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!plan.empty_file_fds.back().valid()) {
       throw base::SystemError("cannot open", "/dev/null", errno);
     }
   }
@@ -225,9 +236,9 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
 
   start = Clock::now();
   sandbox::BuildOptions build;
-  build.bwrap_path = request.bwrap_path;
+  build.bwrap_path = plan.bwrap.path;
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
-  if (plan.empty_file_fd.valid()) build.empty_file_fd = plan.empty_file_fd.get();
+  for (const auto& fd : plan.empty_file_fds) build.empty_file_fds.push_back(fd.get());
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
   plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, command, build);
   plan.timings.policy += since(start);

@@ -2,9 +2,12 @@
 // sandbox is built from derived from it alone. Nothing read
 // after the snapshot can change this launch.
 //
-//   snapshot → policy → host facts → admission → bind sources opened and
-//   checked → seccomp program → bwrap argv
+//   snapshot → the workspace's modes → the trusted bubblewrap → policy →
+//   host facts → admission → bind sources opened and checked → seccomp
+//   program → bwrap argv
 #pragma once
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <filesystem>
@@ -16,6 +19,7 @@
 #include "launcher/landlock/landlock_plan.hpp"
 #include "launcher/run/bind_sources.hpp"
 #include "launcher/run/start_gate.hpp"
+#include "launcher/run/trusted_executable.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
@@ -31,9 +35,9 @@ struct LaunchRequest {
   // and must lie in the workspace by identity.
   std::filesystem::path cwd;
   std::vector<std::string> command;
-  std::string bwrap_path;  // located beforehand (locate_bwrap)
   settings::SnapshotOptions snapshot_options;
-  // holdfast's state directory, existing (the sandbox keeps it read-only).
+  // holdfast's state directory, existing (the sandbox hides it); the
+  // snapshot's presence memory is read from it too.
   std::optional<std::filesystem::path> state_dir;
   // Prepare to run: open every bind source and pass it to bwrap as a
   // descriptor, and hand the seccomp program through the start gate. Off
@@ -56,11 +60,13 @@ struct LaunchPlan {
   sandbox::Policy policy;
   sandbox::HostFacts facts;
   seccomp::FilterOptions filter;
-  std::vector<std::string> argv;  // argv[0] is bwrap
-  base::UniqueFd seccomp_fd;      // the BPF program, for --seccomp (not when will_run)
-  std::optional<StartGate> gate;  // the BPF program, for --seccomp (when will_run)
-  bool seccomp_baked = false;     // the program was compiled at build time
-  base::UniqueFd empty_file_fd;   // data of denied files, when the policy has any
+  // The bubblewrap to execute: configured, judged and open (bubblewrap.hpp).
+  TrustedExecutable bwrap;
+  std::vector<std::string> argv;               // argv[0] is bwrap
+  base::UniqueFd seccomp_fd;                   // the BPF program, for --seccomp (not when will_run)
+  std::optional<StartGate> gate;               // the BPF program, for --seccomp (when will_run)
+  bool seccomp_baked = false;                  // the program was compiled at build time
+  std::vector<base::UniqueFd> empty_file_fds;  // data of denied files, one each
   // The sandbox's mounts: the argv's operations, the bind sources, the
   // checks at the start gate (mount_check.hpp) and the mount points
   // bubblewrap creates on the host (MountPointCleanup).
@@ -81,16 +87,19 @@ struct LaunchPlan {
 };
 
 // Throws settings::InvalidSettings, settings::SnapshotError,
-// settings::UnsafeSettingsFile, sandbox::Refused, seccomp::SeccompError or
+// settings::UnsafeSettingsFile, sandbox::Refused (NoTrustedBubblewrap when
+// no trusted bubblewrap is there), seccomp::SeccompError or
 // base::SystemError; each says what was wrong.
 LaunchPlan plan_launch(const LaunchRequest& request);
 
 // The filter options a policy asks for.
 seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy);
 
-// An absolute path to bwrap: $HOLDFAST_BWRAP if set, else the first
-// executable "bwrap" on $PATH (/usr/bin:/bin when PATH is unset; none when
-// it is empty), else nullopt. No process is started.
-std::optional<std::string> locate_bwrap();
+// Throws sandbox::Refused ("bubblewrap-writable") when the launch runs as
+// root and `policy` would make the bubblewrap, or a directory on its way,
+// writable inside: root inside is the host's uid 0, which owning a file by
+// root cannot keep out. Pure.
+void check_bubblewrap_not_writable(const TrustedExecutable& bwrap, const sandbox::Policy& policy,
+                                   const sandbox::HostFacts& facts, uid_t caller_uid);
 
 }  // namespace holdfast::launcher

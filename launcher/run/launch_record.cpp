@@ -8,6 +8,7 @@
 
 #include "base/fd.hpp"
 #include "base/system_error.hpp"
+#include "launcher/run/protection_record.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "settings/key_path.hpp"
 #include "settings/scopes.hpp"
@@ -51,7 +52,7 @@ long long unix_millis() {
 }  // namespace
 
 nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& outcome,
-                             int exit_status) {
+                             int exit_status, const sandbox::TreeChanges& changes) {
   nlohmann::json signals = outcome.forwarded_signals;
   return {
       {"time_unix_ms", unix_millis()},
@@ -68,6 +69,8 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
        {{"protected", plan.facts.nested_git},
         {"directories_read", plan.facts.repo_scan.directories},
         {"complete", plan.facts.repo_scan.complete}}},
+      {"protection", protection_json(plan)},
+      {"after", changes_json(changes)},
       {"seccomp_program", plan.seccomp_baked ? "baked at build time" : "built at launch"},
       {"landlock", landlock_state(plan)},
       {"exit_status", exit_status},
@@ -87,7 +90,7 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
 }
 
 nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::string>& command,
-                             int exit_status) {
+                             int exit_status, const sandbox::TreeChanges& changes) {
   return {{"time_unix_ms", unix_millis()},
           {"pid", ::getpid()},
           {"workspace", plan.facts.workspace.canonical},
@@ -96,15 +99,15 @@ nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::stri
           {"policy_digest", sandbox::policy_digest(plan.policy)},
           {"landlock", landlock_state(plan)},
           {"scopes", scope_identities(plan.snapshot)},
+          {"protection", protection_json(plan)},
+          {"after", changes_json(changes)},
           {"exit_status", exit_status}};
 }
 
 std::optional<std::filesystem::path> launch_log_path() {
-  try {
-    return settings::state_dir_from_environment() / "launches.jsonl";
-  } catch (const settings::UsageError&) {
-    return std::nullopt;
-  }
+  const auto state_dir = settings::optional_state_dir();
+  if (!state_dir) return std::nullopt;
+  return *state_dir / "launches.jsonl";
 }
 
 void append_json_line(const std::filesystem::path& file, const nlohmann::json& record) {

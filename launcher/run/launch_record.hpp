@@ -11,17 +11,20 @@
 
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/run/supervise.hpp"
+#include "launcher/sandbox/tree_scan.hpp"
 
 namespace holdfast::launcher {
 
 // The full report: snapshot digest and scope identities, effective policy
-// (canonical form and digest), argv, exit status and timings.
+// (canonical form and digest), argv, what was protected and hidden
+// (protection_record.hpp), exit status, timings, and what appeared while
+// the command ran (`changes`).
 nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& outcome,
-                             int exit_status);
+                             int exit_status, const sandbox::TreeChanges& changes = {});
 
 // The compact one-line record (no argv of the sandbox, the command only).
 nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::string>& command,
-                             int exit_status);
+                             int exit_status, const sandbox::TreeChanges& changes = {});
 
 // launches.jsonl in holdfast's state directory; nullopt when none is known.
 std::optional<std::filesystem::path> launch_log_path();

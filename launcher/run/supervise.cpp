@@ -22,6 +22,7 @@
 
 #include "base/fd.hpp"
 #include "base/system_error.hpp"
+#include "launcher/run/trusted_executable.hpp"
 #include "launcher/sandbox/refusal.hpp"
 
 namespace holdfast::launcher {
@@ -34,28 +35,21 @@ namespace {
 
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-struct Pipe {
-  UniqueFd read_end;
-  UniqueFd write_end;
-};
-
-Pipe make_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw SystemError("cannot create a pipe for", "bwrap", errno);
-  // Our end never blocks: bwrap (and the sandbox) may keep the write end
-  // open for the whole run, and a blocking read would stall the poll loop
-  // (no signal forwarding, no timeout) until the command ends.
-  if (::fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
+// Our end never blocks: bwrap (and the sandbox) may keep the write end
+// open for the whole run, and a blocking read would stall the poll loop
+// (no signal forwarding, no timeout) until the command ends.
+base::Pipe make_bwrap_pipe() {
+  base::Pipe pipe = base::make_pipe("bwrap");
+  if (::fcntl(pipe.read_end.get(), F_SETFL, O_NONBLOCK) != 0) {
     throw SystemError("cannot make non-blocking a pipe for", "bwrap", errno);
   }
-  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  return pipe;
 }
 
-// Blocks the forwarded signals and SIGCHLD for the life of the launch, so
-// they arrive through a signalfd instead of interrupting us; restores the
-// old mask on destruction.
+// Blocks the forwarded signals, SIGCHLD and SIGPIPE for the life of the
+// launch, so they arrive through a signalfd instead of interrupting us (a
+// relay writing into a pipe the command closed gets EPIPE, not death);
+// restores the old mask on destruction.
 class BlockedSignals {
  public:
   BlockedSignals() {
@@ -63,11 +57,21 @@ class BlockedSignals {
     sigemptyset(&set);
     for (int s : kForwardedSignals) sigaddset(&set, s);
     sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGPIPE);
     ::sigprocmask(SIG_BLOCK, &set, &previous_);
     fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
     if (!fd_.valid()) throw SystemError("cannot create a signalfd for", "signal forwarding", errno);
   }
-  ~BlockedSignals() { ::sigprocmask(SIG_SETMASK, &previous_, nullptr); }
+  ~BlockedSignals() {
+    // A SIGPIPE of a relay's last write must not reach us once unblocked.
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    const timespec now{0, 0};
+    while (::sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
+    }
+    ::sigprocmask(SIG_SETMASK, &previous_, nullptr);
+  }
   BlockedSignals(const BlockedSignals&) = delete;
   BlockedSignals& operator=(const BlockedSignals&) = delete;
   int fd() const { return fd_.get(); }
@@ -81,13 +85,15 @@ class BlockedSignals {
 // What the child needs between clone and exec, prepared by the parent so
 // the child allocates nothing.
 struct ExecRequest {
+  int bwrap_fd;
   const std::vector<char*>* argv;
   const std::vector<char*>* envp;
   const std::vector<int>* keep;
   const std::vector<ResourceLimit>* limits;
   sigset_t mask;
   pid_t parent;
-  int stdout_fd;  // -1: ours
+  int stdin_fd;  // -1: ours
+  int stdout_fd;
   int stderr_fd;
 };
 
@@ -111,6 +117,7 @@ int exec_bwrap(void* raw) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != request.parent) return kExitRefused;
   // dup2 leaves the copy without FD_CLOEXEC: bwrap and the command inherit it.
+  if (request.stdin_fd >= 0 && ::dup2(request.stdin_fd, 0) < 0) return kExitRefused;
   if (request.stdout_fd >= 0 && ::dup2(request.stdout_fd, 1) < 0) return kExitRefused;
   if (request.stderr_fd >= 0 && ::dup2(request.stderr_fd, 2) < 0) return kExitRefused;
   ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -125,7 +132,7 @@ int exec_bwrap(void* raw) {
       return child_failure(kMessage, sizeof kMessage - 1);
     }
   }
-  ::execve((*request.argv)[0], request.argv->data(), request.envp->data());
+  execute_descriptor(request.bwrap_fd, request.argv->data(), request.envp->data());
   static constexpr char kMessage[] = "holdfast: cannot execute bwrap\n";
   return child_failure(kMessage, sizeof kMessage - 1);
 }
@@ -198,13 +205,119 @@ pid_t command_pid(long init_pid) {
   return static_cast<pid_t>(pid);
 }
 
+// One relay's copying: a buffer between one read and one write, each made
+// only when poll() says it will not block (a regular file always says so).
+class RelayPump {
+ public:
+  explicit RelayPump(Relay& relay) : relay_(relay) {}
+
+  // What to wait for now; fd -1 once done.
+  pollfd wanted() const {
+    if (done_) return {-1, 0, 0};
+    if (pending_.empty()) return {from(), POLLIN, 0};
+    return {to(), POLLOUT, 0};
+  }
+
+  // After poll() reported `revents` for wanted().
+  void step(short revents, std::vector<std::string>& errors) {
+    if (done_ || revents == 0) return;
+    if (pending_.empty()) {
+      fill(errors);
+      return;
+    }
+    const ssize_t n = ::write(to(), pending_.data() + written_, pending_.size() - written_);
+    if (n > 0) {
+      written_ += static_cast<std::size_t>(n);
+      if (written_ == pending_.size()) {
+        pending_.clear();
+        written_ = 0;
+      }
+    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+      write_failed(errors);
+    }
+  }
+
+  // Once bwrap has exited (and so every process of the sandbox): what is
+  // left in an output pipe goes to the caller's file; an input pipe closes.
+  void finish(std::vector<std::string>& errors) {
+    if (relay_.into_command) {
+      relay_.ours.reset();
+      done_ = true;
+      return;
+    }
+    while (!done_) {
+      if (pending_.empty()) {
+        if (!fill(errors)) break;  // nothing more now: every writer is gone
+        continue;
+      }
+      try {
+        base::write_all(to(), std::string_view(pending_).substr(written_), "the relayed output");
+      } catch (const SystemError& e) {
+        errors.push_back(e.what());
+        break;
+      }
+      pending_.clear();
+      written_ = 0;
+    }
+  }
+
+ private:
+  int from() const { return relay_.into_command ? relay_.caller_fd : relay_.ours.get(); }
+  int to() const { return relay_.into_command ? relay_.ours.get() : relay_.caller_fd; }
+
+  // One read into the buffer; false when nothing came.
+  bool fill(std::vector<std::string>& errors) {
+    char buffer[65536];
+    const ssize_t n = ::read(from(), buffer, sizeof buffer);
+    if (n > 0) {
+      if (!discarding_) pending_.assign(buffer, static_cast<std::size_t>(n));
+      return true;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return false;
+    if (n < 0) {
+      errors.push_back(std::string("cannot read the ") +
+                       (relay_.into_command ? "caller's input" : "command's output") + ": " +
+                       std::strerror(errno));
+    }
+    // End of the input (the command then sees end of file), or every
+    // writer of the output pipe is gone.
+    if (relay_.into_command) relay_.ours.reset();
+    done_ = true;
+    return false;
+  }
+
+  void write_failed(std::vector<std::string>& errors) {
+    pending_.clear();
+    written_ = 0;
+    if (relay_.into_command) {
+      // EPIPE: the command closed its input; nothing more to give it.
+      if (errno != EPIPE) {
+        errors.push_back(std::string("cannot give the command its input: ") + std::strerror(errno));
+      }
+      relay_.ours.reset();
+      done_ = true;
+      return;
+    }
+    // The caller's file cannot take more: keep emptying the pipe, so the
+    // command is not blocked, and say so afterwards.
+    errors.push_back(std::string("cannot write the command's output: ") + std::strerror(errno));
+    discarding_ = true;
+  }
+
+  Relay& relay_;
+  std::string pending_;
+  std::size_t written_ = 0;
+  bool done_ = false;
+  bool discarding_ = false;
+};
+
 }  // namespace
 
-SuperviseOutcome supervise(const SuperviseRequest& request) {
+SuperviseOutcome supervise(SuperviseRequest request) {
   SuperviseOutcome outcome;
   BlockedSignals signals;
-  Pipe info = make_pipe();
-  Pipe status = make_pipe();
+  base::Pipe info = make_bwrap_pipe();
+  base::Pipe status = make_bwrap_pipe();
 
   std::vector<std::string> args = {request.bwrap_path, "--info-fd",
                                    std::to_string(info.write_end.get()), "--json-status-fd",
@@ -217,9 +330,13 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   std::vector<char*> envp;
   for (auto& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
+  if (request.bwrap_fd < 0) {
+    throw SystemError("cannot start", request.bwrap_path, "no trusted bubblewrap was opened");
+  }
   std::vector<int> keep = request.inherited_fds;
   keep.push_back(info.write_end.get());
   keep.push_back(status.write_end.get());
+  if (request.bwrap_is_script) keep.push_back(request.bwrap_fd);
   // A caller whose own hard limit is lower keeps it: raising a hard limit
   // needs privilege, and the lower bound is the stricter one anyway.
   std::vector<ResourceLimit> limits = request.limits;
@@ -231,13 +348,26 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
   }
 
   const auto spawned_at = Clock::now();
-  ExecRequest exec_request{&argv,  &envp,      &keep, &limits, signals.previous(), ::getpid(),
-                           request.stdout_fd, request.stderr_fd};
+  ExecRequest exec_request{request.bwrap_fd,
+                           &argv,
+                           &envp,
+                           &keep,
+                           &limits,
+                           signals.previous(),
+                           ::getpid(),
+                           request.stdin_fd,
+                           request.stdout_fd,
+                           request.stderr_fd};
   const pid_t bwrap = spawn_bwrap(exec_request);
   if (bwrap < 0) throw SystemError("cannot start a process for", request.bwrap_path, errno);
   // Only bwrap holds the write ends now: EOF on them means bwrap is done.
   info.write_end.reset();
   status.write_end.reset();
+  std::vector<RelayPump> relays;
+  for (Relay& relay : request.relays) {
+    relay.theirs.reset();  // the command's end of each relay pipe is the command's alone
+    relays.emplace_back(relay);
+  }
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, bwrap, 0)));
   if (!pidfd.valid()) {
     ::kill(bwrap, SIGKILL);
@@ -291,13 +421,17 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
     }
     const bool want_info = info_open && outcome.sandbox_init_pid == 0;
     const bool want_gate = gate_waiting && outcome.sandbox_init_pid > 0;
-    pollfd fds[4] = {{signals.fd(), POLLIN, 0},
-                     {pidfd.get(), POLLIN, 0},
-                     {want_info ? info.read_end.get() : -1, POLLIN, 0},
-                     {want_gate ? request.gate->ready_fd : -1, POLLOUT, 0}};
-    const int ready = ::poll(fds, 4, timeout_ms);
+    std::vector<pollfd> fds = {{signals.fd(), POLLIN, 0},
+                               {pidfd.get(), POLLIN, 0},
+                               {want_info ? info.read_end.get() : -1, POLLIN, 0},
+                               {want_gate ? request.gate->ready_fd : -1, POLLOUT, 0}};
+    for (const RelayPump& relay : relays) fds.push_back(relay.wanted());
+    const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) throw SystemError("cannot poll while supervising", request.bwrap_path, errno);
+    for (std::size_t i = 0; i < relays.size(); ++i) {
+      relays[i].step(fds[4 + i].revents, outcome.relay_errors);
+    }
 
     if ((fds[2].revents & (POLLIN | POLLHUP)) != 0) read_info();
     if ((fds[3].revents & POLLOUT) != 0) {
@@ -315,7 +449,8 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
     if ((fds[0].revents & POLLIN) != 0) {
       signalfd_siginfo info_record{};
       while (::read(signals.fd(), &info_record, sizeof info_record) == sizeof info_record) {
-        if (info_record.ssi_signo != SIGCHLD) forward(static_cast<int>(info_record.ssi_signo));
+        const auto signal = static_cast<int>(info_record.ssi_signo);
+        if (signal != SIGCHLD && signal != SIGPIPE) forward(signal);
       }
     }
     if ((fds[1].revents & POLLIN) != 0) {
@@ -338,6 +473,7 @@ SuperviseOutcome supervise(const SuperviseRequest& request) {
       kill_at.reset();
     }
   }
+  for (RelayPump& relay : relays) relay.finish(outcome.relay_errors);
   read_info();
   bool status_closed = false;
   const std::string status_text = read_available(status.read_end.get(), status_closed);

@@ -11,7 +11,11 @@
 // the info pipe in one poll(); the status pipe is read once bwrap exits.
 //
 // bwrap is started with exactly the command's environment and the policy's
-// resource limits, and inherits no descriptor but the ones named.
+// resource limits, inherits no descriptor but the ones named, and is
+// executed through the descriptor of the trusted bubblewrap
+// (trusted_executable.hpp), never by a name looked up again. Relays copy
+// between the caller's descriptors and the pipes the command got instead
+// (standard_fds.hpp) in the same poll().
 #pragma once
 
 #include <sys/types.h>
@@ -24,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/fd.hpp"
 #include "launcher/sandbox/policy.hpp"
 
 namespace holdfast::launcher {
@@ -47,8 +52,22 @@ struct GateCheck {
   std::function<bool(long sandbox_pid)> open;
 };
 
+// A copy loop between one of the caller's descriptors and a pipe that
+// stands in for it inside (see standard_fds.hpp).
+struct Relay {
+  bool into_command = false;  // caller_fd → pipe (input); else pipe → caller_fd
+  int caller_fd = -1;         // not owned
+  base::UniqueFd ours;        // holdfast's end of the pipe, non-blocking
+  base::UniqueFd theirs;      // the command's end: closed here once bwrap has it
+};
+
 struct SuperviseRequest {
-  std::string bwrap_path;               // absolute path of the bwrap executable
+  std::string bwrap_path;  // as configured: argv[0] and messages
+  // The trusted bubblewrap, open (TrustedExecutable::fd): what is executed.
+  int bwrap_fd = -1;
+  // It is a script: its descriptor must be inherited by the exec (the
+  // interpreter reads it as /dev/fd/N).
+  bool bwrap_is_script = false;
   std::vector<std::string> bwrap_args;  // everything after argv[0], ending with "--", CMD...
   // bwrap's whole environment, "NAME=VALUE" entries: the command's own
   // (sandbox::command_environment), never holdfast's. bwrap's init is pid 1
@@ -62,10 +81,14 @@ struct SuperviseRequest {
   // After the timeout's SIGTERM, how long before SIGKILL.
   std::chrono::milliseconds kill_grace{2000};
   std::optional<GateCheck> gate;
-  // bwrap's (and so the command's) standard output and error; -1 keeps
-  // holdfast's own.
+  // bwrap's (and so the command's) standard input, output and error; -1
+  // keeps holdfast's own.
+  int stdin_fd = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  // Run until their end while bwrap runs; an output relay is drained once
+  // bwrap has exited.
+  std::vector<Relay> relays;
 };
 
 struct SuperviseOutcome {
@@ -76,6 +99,9 @@ struct SuperviseOutcome {
   bool timed_out = false;
   bool gate_refused = false;  // the gate's open() said no; the command never ran
   std::vector<int> forwarded_signals;
+  // A relay that failed (the caller's file could not be read or written):
+  // what happened; the command ran all the same.
+  std::vector<std::string> relay_errors;
   long sandbox_init_pid = 0;                    // host pid of the sandbox's pid 1, from --info-fd
   std::chrono::microseconds started_after{0};   // spawn → bwrap reported the sandbox up
   std::chrono::microseconds finished_after{0};  // spawn → bwrap exited
@@ -93,7 +119,7 @@ std::vector<std::string> environment_entries(
 
 // Starts bwrap and waits for it. Throws launcher errors (SystemError) when
 // bwrap cannot be started at all.
-SuperviseOutcome supervise(const SuperviseRequest& request);
+SuperviseOutcome supervise(SuperviseRequest request);
 
 // The exit status holdfast reports for an outcome: the command's status, 124
 // after a timeout, or 125 when bwrap failed to set up the sandbox.

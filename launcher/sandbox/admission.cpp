@@ -59,6 +59,17 @@ void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
          "create it or " + pick});
     return;  // the other rules need a real directory
   }
+  if (facts.workspace_is_bare) {
+    out.push_back({"workspace-is-bare-repository", path, "",
+                   "the workspace has the layout of a bare git repository (HEAD, objects/ and "
+                   "refs/ outside .git): git run there takes the directory itself for a "
+                   "repository, whose config and hooks the command could write and git would "
+                   "then obey, unconfined",
+                   "move HEAD, objects, refs and config into .git (or remove them) if they are "
+                   "not meant to be a repository; set git config --global "
+                   "safe.bareRepository explicit; or choose a project directory with "
+                   "--workspace DIR"});
+  }
   if (path == "/") {
     out.push_back(
         {"workspace-is-root", path, "", "the workspace is the whole filesystem (/)", pick});
@@ -153,26 +164,34 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
   }
   for (const auto& rule : rules) {
     if (rule.source != RuleSource::protected_name) continue;
-    const PathFacts& f = facts.at(rule.path);
-    if (f.link_target) {
-      // Another user's symlink in a shared directory: the caller cannot
-      // replace it, its owner can retarget it at any time.
-      const auto owner = facts.ownership.find(rule.path);
-      const bool others = owner != facts.ownership.end() &&
-                          owner->second.owner != facts.caller_uid && owner->second.owner != 0;
-      out.push_back(
-          {"protected-name-is-symlink", rule.path, rule.entry,
-           "the protected name is a symlink (to " + *f.link_target + ") inside the writable root " +
-               rule.entry +
-               (others ? "; it belongs to uid " + std::to_string(owner->second.owner) +
-                             ", who can retarget it at any time, and you may not be able to "
-                             "remove it"
-                       : "; it could be replaced from inside the sandbox"),
-           others ? "ask uid " + std::to_string(owner->second.owner) + " to remove it (rm " +
-                        rule.path + "), or work in a directory only you can write"
-                  : "replace the symlink with a gitdir: file or a real directory, or make " +
-                        rule.entry + " read-only"});
+    const auto known = facts.paths.find(rule.path);
+    if (known == facts.paths.end() || !known->second.link_target) continue;
+    const bool git = split_path(rule.path).back() == ".git";
+    // Another user's symlink in a shared directory: the caller cannot
+    // replace it, its owner can retarget it at any time.
+    const auto owner = facts.ownership.find(rule.path);
+    const bool others = owner != facts.ownership.end() && owner->second.owner != facts.caller_uid &&
+                        owner->second.owner != 0;
+    std::string remedy;
+    if (others) {
+      remedy = "ask uid " + std::to_string(owner->second.owner) + " to remove it (rm " + rule.path +
+               "), or work in a directory only you can write";
+    } else if (git) {
+      remedy = "replace the symlink with a gitdir: file or a real directory, or make " +
+               rule.entry + " read-only";
+    } else {
+      remedy = "replace the symlink with what it points to, make " + rule.entry +
+               " read-only, or lift the name in an operator scope (tools.protectedNames.lift)";
     }
+    out.push_back(
+        {"protected-name-is-symlink", rule.path, rule.entry,
+         "the protected name is a symlink (to " + *known->second.link_target +
+             ") inside the writable root " + rule.entry +
+             (others ? "; it belongs to uid " + std::to_string(owner->second.owner) +
+                           ", who can retarget it at any time, and you may not be able to "
+                           "remove it"
+                     : "; it could be replaced from inside the sandbox"),
+         remedy});
   }
   // Paths read again after this launch must not go through a symlink the
   // command could retarget.
@@ -194,9 +213,11 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
   }
   for (const auto& rule : rules) {
     if (!protects_repository(rule.source)) continue;
-    const PathFacts& git = rule.source == RuleSource::nested_repo
-                               ? facts.at(join_path(rule.entry, ".git"))
-                               : facts.at(rule.path);
+    // A protected name the host facts do not have is missing (no gitdir).
+    const auto known = facts.paths.find(
+        rule.source == RuleSource::nested_repo ? join_path(rule.entry, ".git") : rule.path);
+    if (known == facts.paths.end()) continue;
+    const PathFacts& git = known->second;
     if (git.gitdir) {
       trusted_path(facts.at(*git.gitdir), "the gitdir of the protected " + rule.path, rule.entry);
     }
@@ -208,20 +229,26 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
   // also be pinned (it resolves bind sources before mounting anything).
   for (const auto& rule : rules) {
     if (rule.source != RuleSource::operator_dir && rule.source != RuleSource::gitdir &&
-        rule.source != RuleSource::state_dir) {
+        rule.source != RuleSource::state_dir && rule.source != RuleSource::git_config) {
       continue;
     }
     if (rule.kind != Kind::missing) continue;
     const PathFacts& f =
-        rule.source == RuleSource::gitdir ? facts.at(rule.entry)
-        : rule.source == RuleSource::state_dir
-            ? *facts.state_dir
+        rule.source == RuleSource::gitdir      ? facts.at(rule.entry)
+        : rule.source == RuleSource::state_dir ? *facts.state_dir
+        : rule.source == RuleSource::git_config
+            ? facts.at(std::find_if(facts.git_targets.begin(), facts.git_targets.end(),
+                                    [&](const GitTarget& t) {
+                                      return facts.at(t.path).canonical == rule.path;
+                                    })
+                           ->path)
             : *std::find_if(facts.operator_dirs.begin(), facts.operator_dirs.end(),
                             [&](const PathFacts& d) { return d.canonical == rule.path; });
     if (f.existing_ancestor == parent_path(f.canonical)) continue;
     const char* what = rule.source == RuleSource::gitdir ? "the gitdir of a protected .git file"
-                       : rule.source == RuleSource::state_dir
-                           ? "holdfast's state directory"
+                       : rule.source == RuleSource::state_dir ? "holdfast's state directory"
+                       : rule.source == RuleSource::git_config
+                           ? "a path git's configuration names"
                            : "holdfast's operator settings directory";
     out.push_back(
         {"trusted-path-missing-under-writable", rule.path, rule.entry,
@@ -320,9 +347,27 @@ void check_settings_files(const std::vector<Rule>& rules, const HostFacts& facts
 
 }  // namespace
 
+// The walk for protected names and repositories did not finish: what lies
+// deeper would stay writable, so the launch does not start (fail closed).
+void check_protection_scan(const HostFacts& facts, std::vector<Refusal>& out) {
+  if (facts.tree.complete) return;
+  const std::string root =
+      facts.tree.roots.empty() ? facts.workspace.canonical : facts.tree.roots.back();
+  out.push_back(
+      {"protection-scan-incomplete", root, "",
+       "the writable directories hold more than " + std::to_string(facts.scan_budget) +
+           " directories (.git and node_modules not counted); holdfast walks them before every "
+           "launch to keep the existing protected names (.envrc, .vscode, .claude, nested .git, "
+           "...) read-only, and what lies past the limit would stay writable",
+       "choose a smaller project directory with --workspace DIR, or raise "
+       "tools.protectedNames.scanLimit in the user or system settings (holdfast settings edit; "
+       "each 1,000 directories add about 15-25 ms to every launch, see README)"});
+}
+
 std::vector<Refusal> check_admission(const Policy& policy, const HostFacts& facts) {
   std::vector<Refusal> out;
   check_workspace(facts, out);
+  check_protection_scan(facts, out);
   if (facts.workspace.kind == Kind::directory && facts.workspace.canonical != "/") {
     // The rules once, for every check that needs them; a policy they
     // refuse (a control character in a path, ...) is reported as is.

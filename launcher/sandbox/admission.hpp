@@ -1,6 +1,8 @@
 // Admission: everything that stops a launch before any argv is built.
 //
-// Workspace rules: it must exist and be a directory, must not be /, must not
+// Workspace rules: it must exist and be a directory, must not have the
+// layout of a bare git repository (HEAD, objects/, refs/: git would take it
+// for a repository whose config the command could write), must not be /, must not
 // contain $HOME, must not overlap the system's own trees (/proc /dev /sys
 // /etc /usr /bin /sbin /lib* /boot /efi) or holdfast's operator settings
 // directories, must not be or contain a directory that holds system state or
@@ -14,12 +16,13 @@
 // access at or under an operator settings directory; no read/deny carve-out
 // reached through a symlink in a writable directory (the link could be
 // retargeted from inside); no missing read/deny carve-out under a writable
-// directory (it could be created from inside); no protected name (.git,
-// .holdfast) that is a symlink in a writable root; no operator settings
+// directory (it could be created from inside); no protected name
+// (protected_names.hpp) that is a symlink in a writable root; no operator settings
 // directory or protected gitdir reached through a symlink in a writable
 // directory (the next launch, or git, would follow a retargeted link); no
-// missing operator settings directory or gitdir whose parent is missing too
-// under a writable directory (its ancestors could not be pinned).
+// missing operator settings directory, gitdir, or hooks directory or
+// include file of git's configuration whose parent is missing too under a
+// writable directory (its ancestors could not be pinned).
 //
 // holdfast's state directory (launch records) is protected like the
 // settings directories: no write entry at or under it, no workspace that

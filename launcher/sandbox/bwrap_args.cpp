@@ -9,7 +9,8 @@ namespace {
 
 // One operation as bubblewrap's options: "--perms" and "--size" come
 // before the operation they modify.
-void render(const MountOp& op, const BuildOptions& options, std::vector<std::string>& args) {
+void render(const MountOp& op, const BuildOptions& options, std::size_t& empty_files,
+            std::vector<std::string>& args) {
   using K = MountOp::Kind;
   if (!op.perms.empty()) args.insert(args.end(), {"--perms", op.perms});
   if (!op.size.empty()) args.insert(args.end(), {"--size", op.size});
@@ -42,9 +43,13 @@ void render(const MountOp& op, const BuildOptions& options, std::vector<std::str
     case K::dir:
       args.insert(args.end(), {"--dir", op.path});
       return;
-    case K::denied_file:
-      args.insert(args.end(), {"--ro-bind-data", std::to_string(*options.empty_file_fd), op.path});
+    case K::denied_file: {
+      const int fd = options.empty_file_fds.empty() ? *options.empty_file_fd
+                                                    : options.empty_file_fds.at(empty_files);
+      ++empty_files;
+      args.insert(args.end(), {"--ro-bind-data", std::to_string(fd), op.path});
       return;
+    }
     case K::symlink:
       args.insert(args.end(), {"--symlink", op.target, op.path});
       return;
@@ -75,9 +80,12 @@ std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts&
                                           const std::vector<std::string>& command,
                                           const BuildOptions& options) {
   if (command.empty()) throw std::invalid_argument("build_bwrap_args: empty command");
-  if (mounts.needs_empty_file && !options.empty_file_fd) {
+  const bool one_fd =
+      options.empty_file_fds.empty() && options.empty_file_fd && mounts.empty_files <= 1;
+  if (mounts.needs_empty_file && !one_fd && options.empty_file_fds.size() != mounts.empty_files) {
     throw std::invalid_argument(
-        "build_bwrap_args: the policy denies a file; BuildOptions::empty_file_fd is required");
+        "build_bwrap_args: the policy denies " + std::to_string(mounts.empty_files) +
+        " files; each needs its own empty-file descriptor (BuildOptions::empty_file_fds)");
   }
   std::vector<std::string> args = {options.bwrap_path, "--unshare-user", "--unshare-pid",
                                    "--unshare-ipc",    "--unshare-uts",  "--unshare-cgroup-try"};
@@ -87,7 +95,8 @@ std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts&
   for (const auto& [name, value] : command_environment(facts)) {
     args.insert(args.end(), {"--setenv", name, value});
   }
-  for (const auto& op : mounts.ops) render(op, options, args);
+  std::size_t empty_files = 0;
+  for (const auto& op : mounts.ops) render(op, options, empty_files, args);
   args.insert(args.end(), {"--chdir", facts.cwd.canonical});
   if (options.seccomp_fd) {
     args.insert(args.end(), {"--seccomp", std::to_string(*options.seccomp_fd)});

@@ -37,10 +37,13 @@ struct BuildOptions {
   std::string bwrap_path = "bwrap";  // argv[0]
   // A compiled seccomp filter for --seccomp (built elsewhere).
   std::optional<int> seccomp_fd;
-  // An fd open for reading on an empty file (/dev/null does), used as the
-  // data of every denied file (--ro-bind-data FD). bubblewrap reads it to
-  // end of file for each use; the caller keeps it open (not close-on-exec)
-  // until bwrap has exec'd. Required only when the policy denies a file.
+  // Fds open for reading on an empty file (/dev/null does), the data of
+  // the denied files (--ro-bind-data FD), one per denied file in plan order
+  // (MountPlan::empty_files): bubblewrap reads each to its end and closes
+  // it, so one descriptor serves one file. The caller keeps them open (not
+  // close-on-exec) until bwrap has exec'd. `empty_file_fd` alone serves a
+  // plan with a single denied file.
+  std::vector<int> empty_file_fds;
   std::optional<int> empty_file_fd;
   // When set, every bind source is passed as the descriptor given for its
   // path (MountPlan::bind_sources) instead of by name; a source without one
@@ -49,8 +52,8 @@ struct BuildOptions {
 };
 
 // The argv for `mounts` (plan_mounts(policy, facts)). Throws
-// std::invalid_argument for an empty command, a denied file without
-// options.empty_file_fd, or a bind source missing from options.bind_fds.
+// std::invalid_argument for an empty command, denied files without a
+// descriptor each, or a bind source missing from options.bind_fds.
 std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts& facts,
                                           const MountPlan& mounts,
                                           const std::vector<std::string>& command,

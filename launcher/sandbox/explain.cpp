@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "launcher/sandbox/admission.hpp"
+#include "launcher/sandbox/protection_explain.hpp"
 #include "launcher/sandbox/resolve.hpp"
 
 namespace holdfast::sandbox {
@@ -13,6 +14,8 @@ std::string from(const std::optional<settings::Scope>& scope) {
   if (!scope) return "built-in default";
   return std::string(settings::scope_name(*scope)) + " scope";
 }
+
+}  // namespace
 
 // What the command can reach through AF_UNIX sockets.
 std::string unix_sockets_reach(const Policy& policy) {
@@ -51,8 +54,6 @@ std::string describe_limits(const Limits& limits) {
   return out;
 }
 
-}  // namespace
-
 std::string explain(const Policy& policy, const HostFacts* facts) {
   std::ostringstream out;
   out << "policy " << policy_digest(policy) << "\n";
@@ -86,7 +87,7 @@ std::string explain(const Policy& policy, const HostFacts* facts) {
     out << "  " << entry.written << ": " << access_name(entry.access) << "  (from "
         << from(entry.origin) << ")\n";
   }
-  if (facts == nullptr) return out.str();
+  if (facts == nullptr) return out.str() + explain_protection(policy, nullptr);
 
   out << "on this host (workspace " << facts->workspace.canonical << ", cwd "
       << facts->cwd.canonical << "):\n";
@@ -108,7 +109,7 @@ std::string explain(const Policy& policy, const HostFacts* facts) {
     if (rule.kind == Kind::missing) out << "  [does not exist]";
     out << "\n";
   }
-  return out.str();
+  return out.str() + explain_protection(policy, facts);
 }
 
 }  // namespace holdfast::sandbox

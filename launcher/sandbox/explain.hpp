@@ -13,4 +13,9 @@ namespace holdfast::sandbox {
 
 std::string explain(const Policy& policy, const HostFacts* facts = nullptr);
 
+// The parts of explain() a view shows on its own: what the command can
+// reach through AF_UNIX sockets under `policy`, and its limits in words.
+std::string unix_sockets_reach(const Policy& policy);
+std::string describe_limits(const Limits& limits);
+
 }  // namespace holdfast::sandbox

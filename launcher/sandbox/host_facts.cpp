@@ -14,6 +14,7 @@
 #include "base/fd.hpp"
 #include "base/system_error.hpp"
 #include "launcher/sandbox/paths.hpp"
+#include "launcher/sandbox/protection_facts.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "launcher/sandbox/submounts.hpp"
 
@@ -154,68 +155,13 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
   return facts;
 }
 
-namespace {
-
-bool skipped_by_repo_scan(std::string_view name) {
-  return std::find(std::begin(kRepoScanSkipped), std::end(kRepoScanSkipped), name) !=
-         std::end(kRepoScanSkipped);
-}
-
-}  // namespace
-
 std::vector<std::string> find_nested_repositories(const std::string& root, std::size_t& budget,
                                                   RepoScan& scan) {
-  struct Entry64 {  // struct linux_dirent64
-    ino64_t d_ino;
-    off64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[1];
-  };
-  std::vector<std::string> found;
-  std::deque<std::string> todo = {root};
-  alignas(8) char buffer[16384];
-  while (!todo.empty()) {
-    if (budget == 0) {
-      scan.complete = false;
-      break;
-    }
-    const std::string dir = std::move(todo.front());
-    todo.pop_front();
-    --budget;
-    ++scan.directories;
-    // O_NOFOLLOW: a directory swapped for a symlink since it was listed is
-    // not followed out of the root. Gone, replaced or unreadable to this
-    // user: nothing of it can be protected, and the launch does not stop
-    // for what it cannot see.
-    const base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd.valid()) continue;
-    // getdents64 itself: readdir() would allocate a buffer per directory.
-    for (;;) {
-      const long n = ::syscall(SYS_getdents64, fd.get(), buffer, sizeof buffer);
-      if (n <= 0) break;
-      for (long at = 0; at < n;) {
-        const auto* entry = reinterpret_cast<const Entry64*>(buffer + at);
-        at += entry->d_reclen;
-        const std::string_view name = entry->d_name;
-        if (name == "." || name == "..") continue;
-        unsigned char type = entry->d_type;
-        if (type == DT_UNKNOWN) {
-          struct stat st {};
-          if (::fstatat(fd.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-          type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-        }
-        if (name == ".git") {
-          if (dir != root && (type == DT_DIR || type == DT_REG)) {
-            found.push_back(join_path(dir, name));
-          }
-          continue;
-        }
-        if (type == DT_DIR && !skipped_by_repo_scan(name)) todo.push_back(join_path(dir, name));
-      }
-    }
-  }
-  return found;
+  TreeScan tree;
+  scan_tree(root, ProtectedNames{}, budget, tree);
+  scan.directories += tree.directories;
+  scan.complete = scan.complete && tree.complete;
+  return tree.git;
 }
 
 std::vector<std::string> submodule_paths(std::string_view gitmodules) {
@@ -259,6 +205,17 @@ std::string read_gitmodules(const std::string& dir) {
   struct stat st {};
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
   std::string text(static_cast<std::size_t>(std::min<off_t>(st.st_size, 1 << 20)), '\0');
+  const ssize_t n = ::read(fd.get(), text.data(), text.size());
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return text;
+}
+
+// /etc/passwd, whole but at most 4 MiB; empty when it cannot be read.
+std::string read_passwd() {
+  const base::UniqueFd fd(::open("/etc/passwd", O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  std::string text(static_cast<std::size_t>(std::min<off_t>(st.st_size, 4 << 20)), '\0');
   const ssize_t n = ::read(fd.get(), text.data(), text.size());
   text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   return text;
@@ -312,21 +269,21 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     facts.settings_files.push_back({probe_once(absolute(path)), read});
   }
 
-  // Every entry, and under every writable directory the protected names
-  // (and the gitdir a .git file points to).
+  // Every entry, and the writable directory roots (protection_facts.hpp
+  // looks at the protected names there once the walk has listed them).
   std::vector<std::string> writable_roots;
   for (const auto& entry : policy.filesystem) {
     for (const auto& path : expand_key(entry, facts.tokens)) {
       const PathFacts& root = probe(path);
       if (entry.access != Access::write || root.kind != Kind::directory) continue;
-      const std::string canonical_root = root.canonical;
-      writable_roots.push_back(canonical_root);
-      for (const auto name : kProtectedNames) {
-        const PathFacts& name_facts = probe(join_path(canonical_root, name));
-        if (name_facts.gitdir) probe(*name_facts.gitdir);
+      if (std::find(writable_roots.begin(), writable_roots.end(), root.canonical) ==
+          writable_roots.end()) {
+        writable_roots.push_back(root.canonical);
       }
     }
   }
+  facts.writable_roots = writable_roots;
+  facts.scan_budget = request.repo_scan_budget;
   // The repositories below them, each root walked once (a root inside
   // another is covered by the outer walk), shallow roots first.
   std::sort(writable_roots.begin(), writable_roots.end(),
@@ -344,7 +301,10 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     // The walk, then the submodule checkouts each repository found names
     // (wherever they are, within the budget or not).
     std::deque<std::string> repositories = {root};
-    std::vector<std::string> found = find_nested_repositories(root, budget, facts.repo_scan);
+    const std::size_t known = facts.tree.git.size();
+    scan_tree(root, policy.protected_names, budget, facts.tree);
+    std::vector<std::string> found(facts.tree.git.begin() + static_cast<std::ptrdiff_t>(known),
+                                   facts.tree.git.end());
     for (const auto& git : found) repositories.push_back(parent_path(git));
     std::size_t submodules = 0;
     while (!repositories.empty() && submodules < kMaxSubmodules) {
@@ -394,6 +354,17 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
   if (!tmp_named) denied.emplace_back("/tmp");  // the private /tmp hides the host's
   for (const auto special : kMaskedSpecialFiles) probe(std::string(special));
   for (const auto& path : submount_paths_to_probe(facts.mounts, entries, denied)) probe(path);
+  facts.repo_scan = RepoScan{facts.tree.directories, facts.tree.complete};
+  gather_name_facts(policy, facts, probe);
+  const char* xdg_config = std::getenv("XDG_CONFIG_HOME");
+  gather_git_facts(facts, probe, xdg_config != nullptr ? xdg_config : "", policy.protected_names);
+  std::vector<std::string> other_homes;
+  if (request.other_homes) {
+    other_homes = *request.other_homes;
+  } else if (!policy.credential_stores.stores.empty()) {
+    other_homes = login_homes(read_passwd());
+  }
+  gather_credential_facts(policy, facts, probe, other_homes, current_caller());
 
   std::vector<std::pair<std::string, std::string>> environment;
   if (request.environment) {

@@ -20,8 +20,10 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/sandbox/git_config.hpp"
 #include "launcher/sandbox/mount_table.hpp"
 #include "launcher/sandbox/policy.hpp"
+#include "launcher/sandbox/tree_scan.hpp"
 #include "settings/scopes.hpp"
 
 namespace holdfast::sandbox {
@@ -83,6 +85,26 @@ struct RepoScan {
   bool operator==(const RepoScan&) const = default;
 };
 
+// A path git's configuration names (git_config.hpp), looked at: in
+// HostFacts::paths.
+struct GitTarget {
+  std::string path;     // absolute, lexical
+  std::string setting;  // "core.hooksPath"
+  std::string file;     // the configuration file that says so
+  GitPathKind kind = GitPathKind::program;
+  bool first_word = true;
+  bool operator==(const GitTarget&) const = default;
+};
+
+// A credential store's path that exists and that the caller could read
+// (credential_stores.hpp): in HostFacts::paths.
+struct CredentialFound {
+  std::string store;           // the entry's name
+  std::string path;            // absolute, lexical
+  bool keep_readable = false;  // a path inside a hidden store that stays readable
+  bool operator==(const CredentialFound&) const = default;
+};
+
 struct HostFacts {
   PathFacts workspace;
   PathFacts cwd;
@@ -119,6 +141,20 @@ struct HostFacts {
   // This process's mount table, read once (mount_table.hpp): the mounts
   // below bound paths and the aliases of denied paths (submounts.hpp).
   MountTable mounts;
+  // Protected names, repositories and credentials (protection_facts.hpp).
+  // The writable directory roots (canonical) and the walk below them; at a
+  // root, each protected name the walk saw is in `paths` (a name missing
+  // there is not: the rules take it as missing).
+  std::vector<std::string> writable_roots;
+  TreeScan tree;
+  std::size_t scan_budget = 0;
+  std::vector<std::string> protected_found;    // protected names below the roots, in `paths`
+  std::vector<std::string> bare_repositories;  // bare layouts below the roots (canonical)
+  bool workspace_is_bare = false;              // the workspace root itself has the bare layout
+  std::vector<GitTarget> git_targets;
+  std::vector<std::string> git_config_files;  // the configuration files read
+  std::vector<std::string> homes;             // whose credential stores were looked for
+  std::vector<CredentialFound> credentials;
 
   // Throws std::logic_error when `path` was not gathered (facts for another
   // policy): the builder never guesses about the host.
@@ -127,9 +163,6 @@ struct HostFacts {
 
 // True for the names the sandbox inherits from the caller.
 bool is_inherited_env(std::string_view name);
-
-// Names under every writable root that stay read-only.
-inline constexpr std::string_view kProtectedNames[] = {".git", ".holdfast"};
 
 // Special files of the host that take requests from whoever can open them
 // for writing, which the kernel allows through a read-only mount (it skips
@@ -155,11 +188,12 @@ PathFacts probe_path(const std::string& absolute_path,
 inline constexpr std::string_view kRepoScanSkipped[] = {".git", "node_modules"};
 
 // How many directories the search reads per launch, over all writable
-// roots, nearest first (breadth first). Reading one directory (open,
-// getdents64, close) costs 15-35 µs on a busy 2-core VM, warm, so the
-// search costs at most about 2-4 ms; a small workspace costs what it has.
-// Submodule checkouts named in a .gitmodules are found beyond the budget.
-inline constexpr std::size_t kRepoScanBudget = 128;
+// roots, nearest first (breadth first), unless the policy says otherwise
+// (ProtectedNames::scan_limit). Reading one directory (open, getdents64,
+// close) costs 15-35 µs on a busy 2-core VM, warm (bench_protection); a
+// small workspace costs what it has. Submodule checkouts named in a
+// .gitmodules are found beyond the budget.
+inline constexpr std::size_t kRepoScanBudget = kDefaultScanLimit;
 
 // The ".git" entries (directories and regular files, never symlinks)
 // below `root` (canonical, a directory), breadth first, the root's own
@@ -194,6 +228,9 @@ struct FactsRequest {
   // False when the cwd was found outside the workspace by identity (".."
   // from its descriptor never met the workspace).
   bool cwd_within_workspace = true;
+  // The homes besides $HOME whose credential stores are hidden; default:
+  // login_homes() of /etc/passwd.
+  std::optional<std::vector<std::string>> other_homes;
 };
 
 HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request);

@@ -234,6 +234,7 @@ class Builder {
       } else {
         add({K::denied_file, p, "0000"});
         plan_.needs_empty_file = true;
+        ++plan_.empty_files;
       }
       check(p, MountCheck::Type::tmpfs, true);
       made_.insert(p);

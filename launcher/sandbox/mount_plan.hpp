@@ -94,7 +94,7 @@ struct MountPlan {
   // mount point is made through the bind); they stay behind, empty.
   std::vector<std::string> created_on_host;
   // A denied file is covered with the empty file: the argv needs a
-  // descriptor of one.
+  // descriptor of one per denied file (bubblewrap closes each after use).
   bool needs_empty_file = false;
   // Every path at which the built sandbox may hold a mount, sorted: the
   // operations' own and the host mounts the binds carry (their mount
@@ -104,6 +104,7 @@ struct MountPlan {
   // The rules the operations implement, one per path (ties decided): what
   // the second layer (launcher/landlock) is planned from.
   std::map<std::string, Rule> rules;
+  std::size_t empty_files = 0;
   bool operator==(const MountPlan&) const = default;
 };
 

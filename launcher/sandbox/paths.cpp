@@ -1,5 +1,7 @@
 #include "launcher/sandbox/paths.hpp"
 
+#include <algorithm>
+
 namespace holdfast::sandbox {
 
 std::vector<std::string> split_path(std::string_view path) {
@@ -50,5 +52,9 @@ bool is_within(std::string_view path, std::string_view root) {
 }
 
 bool overlaps(std::string_view a, std::string_view b) { return is_within(a, b) || is_within(b, a); }
+
+bool has_path(const std::vector<std::string>& paths, std::string_view path) {
+  return std::find(paths.begin(), paths.end(), path) != paths.end();
+}
 
 }  // namespace holdfast::sandbox

@@ -33,4 +33,7 @@ bool is_within(std::string_view path, std::string_view root);
 // True when one of the two is within the other.
 bool overlaps(std::string_view a, std::string_view b);
 
+// True when `paths` holds `path` exactly (no normalisation).
+bool has_path(const std::vector<std::string>& paths, std::string_view path);
+
 }  // namespace holdfast::sandbox

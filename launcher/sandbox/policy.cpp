@@ -128,6 +128,8 @@ Policy default_policy() {
   policy.form = PolicyForm::builtin_default;
   policy.simple_filesystem = "workspace-write";
   policy.filesystem = simple_entries("workspace-write", std::nullopt);
+  policy.protected_names = builtin_protected_names();
+  policy.credential_stores = builtin_credential_stores();
   return policy;
 }
 
@@ -201,14 +203,20 @@ std::optional<std::string> normalize_entry_key(std::string_view written, std::st
 Policy policy_from_settings(const settings::Effective& effective) {
   const nlohmann::json* sandbox =
       settings::find_value(effective.value, {"tools", "executionSandbox"});
-  if (sandbox == nullptr) return default_policy();
-
   std::vector<Refusal> refusals;
+  Policy policy = default_policy();
+  // Every scope extends these two lists, with or without a policy.
+  policy.protected_names = protected_names_from_settings(effective, refusals);
+  policy.credential_stores = credential_stores_from_settings(effective, refusals);
+  if (sandbox == nullptr) {
+    if (!refusals.empty()) throw Refused(std::move(refusals));
+    return policy;
+  }
   const std::string where(kPolicyKey);
   if (!sandbox->is_object()) {
-    throw Refused({malformed(where, "", "expected an object")});
+    refusals.push_back(malformed(where, "", "expected an object"));
+    throw Refused(std::move(refusals));
   }
-  Policy policy = default_policy();
   policy.filesystem_origin = policy.network_origin = policy.unix_sockets_origin = std::nullopt;
 
   if (const auto it = sandbox->find("filesystem"); it != sandbox->end()) {
@@ -315,10 +323,19 @@ nlohmann::json canonical_json(const Policy& policy) {
   if (policy.limits.processes) limits["processes"] = *policy.limits.processes;
   if (policy.limits.memory_mib) limits["memoryMiB"] = *policy.limits.memory_mib;
   if (policy.limits.cpu_seconds) limits["cpuSeconds"] = *policy.limits.cpu_seconds;
+  if (policy.protected_names.scan_limit != kDefaultScanLimit) {
+    limits["protectedNamesScanLimit"] = policy.protected_names.scan_limit;
+  }
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& name : policy.protected_names.names) names.push_back(written_name(name));
+  nlohmann::json stores = nlohmann::json::object();
+  for (const auto& store : policy.credential_stores.stores) stores[store.name] = store.paths;
   return nlohmann::json{{"filesystem", std::move(filesystem)},
                         {"network", std::string(network_name(policy.network))},
                         {"unixSockets", std::string(unix_sockets_name(policy.unix_sockets))},
-                        {"limits", std::move(limits)}};
+                        {"limits", std::move(limits)},
+                        {"protectedNames", std::move(names)},
+                        {"credentialStores", std::move(stores)}};
 }
 
 std::string canonical_text(const Policy& policy) {

@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "launcher/sandbox/credential_stores.hpp"
+#include "launcher/sandbox/protected_names.hpp"
 #include "settings/merge.hpp"
 #include "settings/scopes.hpp"
 
@@ -83,6 +85,12 @@ struct Policy {
   Network network = Network::closed;
   UnixSockets unix_sockets = UnixSockets::pairs;
   Limits limits;
+  // Names read-only in every writable directory, and the credential stores
+  // hidden (from tools.protectedNames and tools.credentialStores, which
+  // every scope may extend and operator scopes may lift). Empty in a
+  // Policy{}: default_policy() and policy_from_settings() fill them.
+  ProtectedNames protected_names;
+  CredentialStores credential_stores;
 
   // Provenance, for --explain; not part of the value.
   PolicyForm form = PolicyForm::builtin_default;
@@ -118,7 +126,8 @@ std::optional<std::string> normalize_entry_key(std::string_view written, std::st
 std::string printable_key(std::string_view written);
 
 // {"filesystem": {KEY: ACCESS...}, "network": ..., "unixSockets": ...,
-//  "limits": {"tmpfsMiB": N, ...}}
+//  "limits": {"tmpfsMiB": N, ...}, "protectedNames": [NAME...],
+//  "credentialStores": {NAME: [PATH...]}}
 nlohmann::json canonical_json(const Policy& policy);
 // Compact dump with sorted keys; equal policies give equal bytes.
 std::string canonical_text(const Policy& policy);

@@ -31,6 +31,16 @@ std::string_view rule_source_name(RuleSource source) {
       return "denied path shown again by a bind mount";
     case RuleSource::special_file:
       return "host special file that takes requests";
+    case RuleSource::protected_below:
+      return "protected name below a writable root";
+    case RuleSource::bare_repo:
+      return "bare repository below a writable root";
+    case RuleSource::git_config:
+      return "named by git's configuration";
+    case RuleSource::credential:
+      return "credential store";
+    case RuleSource::credential_kept:
+      return "kept readable inside a credential store";
   }
   return "entry";
 }
@@ -52,6 +62,64 @@ Resolution resolve(const std::vector<Rule>& rules, std::string_view path) {
   return best;
 }
 
+namespace {
+
+// What a path the walk did not see below `root` is taken for: missing.
+PathFacts missing_below(const std::string& path, const std::string& root) {
+  PathFacts f;
+  f.path = f.canonical = path;
+  f.existing_ancestor = parent_path(path) == root ? root : std::string();
+  return f;
+}
+
+// The paths git's configuration names, read-only where they would
+// otherwise be writable. A missing hooks directory or include file is
+// guarded like a missing protected name (admission refuses one whose
+// parent is missing too); a missing program is guarded when its directory
+// exists, and an argument that names nothing is nothing.
+void add_git_config_rules(const HostFacts& facts, std::vector<Rule>& rules) {
+  for (const auto& target : facts.git_targets) {
+    if (target.kind == GitPathKind::worktree) continue;  // content; its names: protected_found
+    const PathFacts& f = facts.at(target.path);
+    if (resolve(rules, f.canonical).access != Access::write) continue;
+    if (!f.exists()) {
+      if (target.kind == GitPathKind::program &&
+          (!target.first_word || f.existing_ancestor != parent_path(f.canonical))) {
+        continue;
+      }
+    }
+    rules.push_back(Rule{f.canonical, Access::read, RuleSource::git_config,
+                         target.setting + " in " + target.file, f.kind});
+  }
+}
+
+// Credential stores denied where the policy lets the command read them;
+// the paths a store keeps readable reopened with the access the store had.
+void add_credential_rules(const HostFacts& facts, std::vector<Rule>& rules) {
+  std::vector<std::pair<std::string, Access>> hidden;  // canonical store path, access before
+  for (const auto& found : facts.credentials) {
+    if (found.keep_readable) continue;
+    const PathFacts& f = facts.at(found.path);
+    if (f.kind != Kind::directory && f.kind != Kind::file) continue;
+    const Access before = resolve(rules, f.canonical).access;
+    if (before == Access::deny) continue;
+    rules.push_back(Rule{f.canonical, Access::deny, RuleSource::credential, found.store, f.kind});
+    hidden.emplace_back(f.canonical, before);
+  }
+  for (const auto& found : facts.credentials) {
+    if (!found.keep_readable) continue;
+    const PathFacts& f = facts.at(found.path);
+    if (f.kind != Kind::directory && f.kind != Kind::file) continue;
+    for (const auto& [store, before] : hidden) {
+      if (f.canonical == store || !is_within(f.canonical, store)) continue;
+      rules.push_back(Rule{f.canonical, before, RuleSource::credential_kept, found.store, f.kind});
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
   std::vector<Rule> rules;
   for (const auto& entry : policy.filesystem) {
@@ -68,9 +136,17 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
   for (std::size_t i = 0; i < explicit_count; ++i) {
     if (rules[i].access != Access::write || rules[i].kind != Kind::directory) continue;
     const std::string root = rules[i].path;
-    for (const auto name : kProtectedNames) {
-      const std::string path = join_path(root, name);
-      const PathFacts& f = facts.at(path);
+    for (const ProtectedName* name :
+         names_at_root(policy.protected_names, root == facts.tokens.home)) {
+      const std::string path = join_path(root, name->name);
+      // A name the walk did not see at the root is missing there.
+      const auto known = facts.paths.find(path);
+      const PathFacts f = known != facts.paths.end() ? known->second : missing_below(path, root);
+      if (!f.exists()) {
+        if (name->when_missing == WhenMissing::report) continue;
+        // A missing parent cannot be guarded without creating it.
+        if (f.existing_ancestor != parent_path(path)) continue;
+      }
       rules.push_back(Rule{path, Access::read, RuleSource::protected_name, root, f.kind});
       if (f.gitdir) gitdirs.push_back(*f.gitdir);
     }
@@ -84,6 +160,20 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
         Rule{f.canonical, Access::read, RuleSource::nested_repo, parent_path(git), f.kind});
     if (f.gitdir) gitdirs.push_back(*f.gitdir);
   }
+  for (const auto& dir : facts.bare_repositories) {
+    const PathFacts& f = facts.at(dir);
+    if (f.exists() && resolve(rules, f.canonical).access == Access::write) {
+      rules.push_back(Rule{f.canonical, Access::read, RuleSource::bare_repo, dir, f.kind});
+    }
+  }
+  // Protected names the walk met below the roots (a symlink's target).
+  for (const auto& path : facts.protected_found) {
+    const PathFacts& f = facts.at(path);
+    if (f.exists() && resolve(rules, f.canonical).access == Access::write) {
+      rules.push_back(
+          Rule{f.canonical, Access::read, RuleSource::protected_below, parent_path(path), f.kind});
+    }
+  }
   // A .git file's gitdir is as sensitive as a .git directory, but only
   // needs a rule where it would otherwise be writable (a read rule
   // elsewhere could widen a deny).
@@ -93,15 +183,21 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
       rules.push_back(Rule{f.canonical, Access::read, RuleSource::gitdir, gitdir, f.kind});
     }
   }
+  add_git_config_rules(facts, rules);
+  add_credential_rules(facts, rules);
   for (const auto& dir : facts.operator_dirs) {
     if (resolve(rules, dir.canonical).access == Access::write) {
       rules.push_back(
           Rule{dir.canonical, Access::read, RuleSource::operator_dir, dir.path, dir.kind});
     }
   }
-  if (facts.state_dir && resolve(rules, facts.state_dir->canonical).access == Access::write) {
+  // holdfast's state directory is hidden inside whatever the policy says
+  // of its parents: its launch records carry every launch's workspace and
+  // arguments (another project's tokens among them), and its presence
+  // memory decides how the next launch reads a missing settings file.
+  if (facts.state_dir) {
     const PathFacts& dir = *facts.state_dir;
-    rules.push_back(Rule{dir.canonical, Access::read, RuleSource::state_dir, dir.path, dir.kind});
+    rules.push_back(Rule{dir.canonical, Access::deny, RuleSource::state_dir, dir.path, dir.kind});
   }
   const bool tmp_named =
       std::any_of(rules.begin(), rules.end(), [](const Rule& r) { return r.path == "/tmp"; });

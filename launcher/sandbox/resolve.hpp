@@ -1,8 +1,9 @@
 // Pure path → access resolution. The policy's entries become rules on
 // canonical host paths (plus the implicit ones: protected names, the
-// repositories below writable roots, a .git file's gitdir, the operator
-// settings directories, holdfast's state directory, the private /tmp, and
-// for the mounts below bound paths those of submounts.hpp);
+// repositories below writable roots, a .git file's gitdir, the paths git's
+// configuration names, the credential stores, the operator settings
+// directories, holdfast's state directory, the private /tmp, and for the
+// mounts below bound paths those of submounts.hpp);
 // a path's access is that of the longest rule path containing it, ties
 // going deny > write > read; a path no rule contains is denied.
 //
@@ -20,17 +21,22 @@
 namespace holdfast::sandbox {
 
 enum class RuleSource {
-  entry,           // an operator entry
-  protected_name,  // .git / .holdfast under a writable root: read
-  gitdir,          // the target of a protected .git file's gitdir:: read
-  operator_dir,    // holdfast's operator settings directory under a writable root: read
-  private_tmp,     // /tmp is a private tmpfs; host content there is denied
-  nested_repo,     // the .git of a repository below a writable root: read
-  state_dir,       // holdfast's state directory (launch records) under a writable root: read
-  kernel_mount,    // a kernel interface (proc, sysfs, ...) mounted below a bound path: deny
-  submount,        // a mount below a writable path that the policy does not name: read
-  denied_alias,    // a denied path shown again elsewhere by a bind mount: deny
-  special_file,    // a host special file that takes requests (kMaskedSpecialFiles): deny
+  entry,            // an operator entry
+  protected_name,   // .git / .holdfast under a writable root: read
+  gitdir,           // the target of a protected .git file's gitdir:: read
+  operator_dir,     // holdfast's operator settings directory under a writable root: read
+  private_tmp,      // /tmp is a private tmpfs; host content there is denied
+  nested_repo,      // the .git of a repository below a writable root: read
+  state_dir,        // holdfast's state directory (launch records, presence memory): deny
+  protected_below,  // a protected name below a writable root (its target, for a symlink): read
+  bare_repo,        // a bare repository below a writable root: read
+  git_config,       // a path git's configuration names (hooks, include, program): read
+  credential,       // a credential store: deny
+  credential_kept,  // a path inside a hidden credential store that stays as it was
+  kernel_mount,     // a kernel interface (proc, sysfs, ...) mounted below a bound path: deny
+  submount,         // a mount below a writable path that the policy does not name: read
+  denied_alias,     // a denied path shown again elsewhere by a bind mount: deny
+  special_file,     // a host special file that takes requests (kMaskedSpecialFiles): deny
 };
 
 // A rule that keeps a repository's git data read-only (git runs what it says).

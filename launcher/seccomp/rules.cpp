@@ -237,6 +237,18 @@ std::vector<Rule> filter_rules(const FilterOptions& options) {
 
   add_always(rules, {"ptrace", "process_vm_readv", "process_vm_writev"}, EPERM,
              "reads and changes other processes' memory");
+  // The rest of ptrace's class: a process's descriptors (pidfd_getfd took
+  // one of bubblewrap's init inside), and the kernel's own pointers
+  // compared across processes (kcmp orders them: a KASLR hint).
+  add_always(rules, {"pidfd_getfd"}, EPERM, "copies another process's descriptor (ptrace's class)");
+  add_always(rules, {"kcmp"}, EPERM,
+             "compares kernel objects of two processes (ptrace's class; their order leaks "
+             "kernel addresses)");
+  // Secret memory is unmapped from the kernel, counted apart from the
+  // memory limits, and blocks the host's hibernation while it exists.
+  // ENOSYS reads as "this kernel has none", which its users expect.
+  rules.push_back(always("memfd_secret", ENOSYS,
+                         "pins memory the kernel cannot see and blocks the host's hibernation"));
   add_always(rules, {"io_uring_setup", "io_uring_enter", "io_uring_register"}, EPERM,
              "io_uring performs operations (sockets included) that seccomp cannot see");
   add_always(rules, {"bpf", "perf_event_open", "userfaultfd"}, EPERM,
@@ -261,6 +273,9 @@ std::vector<Rule> filter_rules(const FilterOptions& options) {
   rules.push_back(ioctl_rule(TIOCSTI, "TIOCSTI", "pushes keystrokes into the terminal's input"));
   rules.push_back(
       ioctl_rule(TIOCLINUX, "TIOCLINUX", "reads and pastes the Linux console's contents"));
+  rules.push_back(ioctl_rule(TIOCSETD, "TIOCSETD",
+                             "changes the line discipline of the operator's terminal (a kernel "
+                             "attack surface of its own)"));
   add_set_id_rules(rules);
   return rules;
 }

@@ -131,18 +131,6 @@ export function formKeysInRaw(rest) {
   return FORM_KEYS.filter((path) => getPath(rest, path) !== undefined).map(toDotted);
 }
 
-// [{key, before, after}] for every key whose value differs; arrays are
-// compared whole.
-export function differences(before, after) {
-  const map = (doc) => new Map(leaves(withoutRevision(doc), false)
-    .filter(([path]) => path.length > 0).map(([p, v]) => [toDotted(p), v]));
-  const a = map(before);
-  const b = map(after);
-  const keys = [...new Set([...a.keys(), ...b.keys()])].sort();
-  return keys.filter((k) => canonical(a.get(k)) !== canonical(b.get(k)))
-    .map((key) => ({ key, before: a.get(key), after: b.get(key) }));
-}
-
 // Why a split-form path is refused, or null. The same rules as holdfast's
 // policy reader: absolute, ~ or ~/x, or a known token with an optional
 // sub-path; no "..", no control characters.
@@ -227,4 +215,86 @@ export function schemaProblems(schema, value, path = [], out = []) {
     value.forEach((item, i) => schemaProblems(schema.items, item, [...path, String(i)], out));
   }
   return out;
+}
+
+// ---- a save made elsewhere while you edited ------------------------------------
+
+const pathKey = (path) => JSON.stringify(path);
+
+// Leaf path (as JSON text) → [path, value]; arrays are whole values.
+function leafMap(document) {
+  return new Map(leaves(withoutRevision(document), false)
+    .filter(([path]) => path.length > 0).map(([path, value]) => [pathKey(path), [path, value]]));
+}
+
+// The leaf keys whose value differs between two documents.
+function changedLeaves(before, after) {
+  const a = leafMap(before);
+  const b = leafMap(after);
+  const keys = new Set([...a.keys(), ...b.keys()]);
+  return new Map([...keys]
+    .filter((k) => canonical(a.get(k)?.[1]) !== canonical(b.get(k)?.[1]))
+    .map((k) => [k, (a.get(k) || b.get(k))[0]]));
+}
+
+const isPrefix = (short, long) => short.length <= long.length && short.every((s, i) => s === long[i]);
+
+function deletePath(document, path) {
+  const parents = [];
+  let node = document;
+  for (const key of path.slice(0, -1)) {
+    if (!isObject(node) || !(key in node)) return;
+    parents.push([node, key]);
+    node = node[key];
+  }
+  if (!isObject(node)) return;
+  delete node[path[path.length - 1]];
+  // An object left empty by the deletion goes too.
+  for (let i = parents.length - 1; i >= 0; i--) {
+    const [parent, key] = parents[i];
+    if (isObject(parent[key]) && Object.keys(parent[key]).length === 0) delete parent[key];
+    else break;
+  }
+}
+
+// What a conflict looks like key by key: `base` is what you loaded,
+// `theirs` the file now, `yours` the form. One row per key either side
+// changed: {key, base, theirs, yours, changedBy: 'you' | 'them' | 'both'}
+// ('both': you both changed it, or yours replaces a part they changed).
+export function threeWay(base, theirs, yours) {
+  const mine = changedLeaves(base, yours);
+  const their = changedLeaves(base, theirs);
+  const value = (doc, path) => getPath(withoutRevision(doc), path);
+  const overlaps = (path, others) => [...others.values()].some((o) => isPrefix(o, path) || isPrefix(path, o));
+  const rows = new Map();
+  for (const [k, path] of [...their, ...mine]) {
+    if (rows.has(k)) continue;
+    const byMe = mine.has(k) || (their.has(k) && overlaps(path, mine));
+    const byThem = their.has(k) || (mine.has(k) && overlaps(path, their));
+    rows.set(k, {
+      key: toDotted(path),
+      path,
+      base: value(base, path),
+      theirs: value(theirs, path),
+      yours: value(yours, path),
+      changedBy: byMe && byThem ? 'both' : byMe ? 'you' : 'them',
+    });
+  }
+  return [...rows.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+// Their document with only your changes applied on top: every key you did
+// not change keeps their value (a tightening they saved stays).
+export function applyMineOnTheirs(base, theirs, yours) {
+  const result = withoutRevision(theirs);
+  const mine = changedLeaves(base, yours);
+  const paths = [...mine.values()];
+  // Removals first, then values (a key that became an object, or stopped
+  // being one, is a removal and a value).
+  for (const path of paths) if (getPath(withoutRevision(yours), path) === undefined) deletePath(result, path);
+  for (const path of paths) {
+    const v = getPath(withoutRevision(yours), path);
+    if (v !== undefined) setPath(result, path, structuredClone(v));
+  }
+  return result;
 }

@@ -10,9 +10,11 @@ chromedriver through python3-selenium.
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
+import time
 import urllib.request
 
 SETUP_HINT = ("install them with scripts/setup.sh (Debian packages chromium, "
@@ -59,9 +61,10 @@ class Service:
         if not line.startswith(prefix):
             self.stop()
             raise RuntimeError("holdfast serve did not start: " + repr(line))
-        self.url = line[len(prefix):]  # http://127.0.0.1:PORT/?token=...
-        self.origin = self.url.split("/?")[0]
-        self.token = self.url.split("token=")[1]
+        self.url = line[len(prefix):]  # http://127.0.0.1:PORT/#token=LINK
+        self.origin = self.url.split("/#")[0]
+        self.port = int(self.origin.rsplit(":", 1)[1])
+        self.link = self.url.split("#token=")[1]
 
     @property
     def user_file(self):
@@ -83,9 +86,9 @@ class Service:
         return result.stdout
 
     def get(self, path):
-        """GET over the API with the token; (status, headers, body bytes)."""
-        request = urllib.request.Request(self.origin + path,
-                                         headers={"Authorization": "Bearer " + self.token})
+        """GET without a credential (the page's files need none); (status,
+        headers, body bytes)."""
+        request = urllib.request.Request(self.origin + path)
         try:
             with urllib.request.urlopen(request) as response:
                 return response.status, response.headers, response.read()
@@ -125,3 +128,55 @@ def start_chromium(width=1280, height=900):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=DriverService(executable_path=shutil.which("chromedriver")),
                             options=options)
+
+
+class OtherUserServer:
+    """Another local user's web server on another loopback port: runs as
+    uid/gid 65534 when the test runs as root (else as the test's own user),
+    serves a page that sets cookies named like any the settings page could
+    use (with longer paths, which a browser sends first) and loads images
+    from its own port and from the operator's service, and logs every
+    request it receives, headers included, one JSON line each."""
+
+    SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "other_user_server.py")
+
+    def __init__(self, service_port):
+        with open(self.SCRIPT, encoding="utf-8") as f:
+            source = f.read()  # handed over whole: uid 65534 may not read our tree
+
+        def become_nobody():
+            if os.getuid() == 0:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+
+        self.process = subprocess.Popen(
+            ["/usr/bin/python3", "-c", source, str(service_port)], stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, cwd="/", preexec_fn=become_nobody)
+        line = self.process.stdout.readline().decode()
+        if not line.startswith("listening "):
+            self.stop()
+            raise RuntimeError("the other user's server did not start: " + repr(line))
+        self.port = int(line.split()[1])
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.requests = []
+
+    def wait_for(self, path, bound=30):
+        """Reads the log until a request for `path` arrives (the bound only
+        ends a failing test); returns every request logged so far."""
+        end = time.monotonic() + bound
+        while not any(r["path"] == path for r in self.requests):
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.process.stdout], [], [], left)[0]:
+                raise AssertionError(f"the other server got no request for {path}: {self.requests}")
+            line = self.process.stdout.readline()
+            if not line:
+                raise AssertionError("the other user's server ended")
+            self.requests.append(json.loads(line))
+        return self.requests
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.process.stdout.close()

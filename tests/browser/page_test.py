@@ -43,9 +43,29 @@ class PageTest(unittest.TestCase):
     # ---- helpers -------------------------------------------------------------
 
     def wait(self, condition, what):
+        from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.support.ui import WebDriverWait
 
-        return WebDriverWait(self.browser, WAIT).until(lambda _: condition(), message=what)
+        # A view the page re-renders (a save's answer, then its event) may
+        # replace an element between finding it and reading it: read again.
+        return WebDriverWait(self.browser, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda _: condition(), message=what)
+
+    def read(self, read):
+        """`read()` (elements found and read), found again when the page
+        replaced an element in between; a page that keeps replacing it for
+        a hundred tries is a failure."""
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        for _ in range(100):
+            try:
+                return read()
+            except StaleElementReferenceException:
+                continue
+        return read()
+
+    def text(self, element_id):
+        return self.read(lambda: self.by_id(element_id).text)
 
     def js(self, script, *args):
         return self.browser.execute_script(script, *args)
@@ -53,21 +73,42 @@ class PageTest(unittest.TestCase):
     def by_id(self, element_id):
         return self.browser.find_element("id", element_id)
 
-    def open_page(self):
-        """Opens the printed URL (which sets the token cookie and redirects
-        to /) and waits until the page has loaded the settings and follows
+    def open_page(self, url=None):
+        """Opens the printed link (the page exchanges the one-time token in
+        its fragment for a session and takes it out of the address bar), or
+        `url`, and waits until the page has loaded the settings and follows
         the event stream."""
-        self.browser.get(self.service.url)
-        self.wait(lambda: self.js("return document.body.dataset.ready") == "yes", "page ready")
-        self.wait(lambda: self.by_id("connection").get_attribute("data-live") == "yes",
-                  "event stream live")
-        self.assertNotIn("token=", self.browser.current_url)
+        self.browser.get(url or self.service.url)
+        self.wait_ready()
+        self.assertNotIn("token", self.browser.current_url)
         # Nothing the page does is refused by its own Content-Security-Policy
         # or fails to load (messages of this service's origin only: an
         # earlier test's page may still log about its stopped service).
         severe = [e["message"] for e in self.browser.get_log("browser")
                   if e["level"] == "SEVERE" and self.service.origin in e["message"]]
         self.assertEqual(severe, [])
+
+    def wait_ready(self):
+        self.wait(lambda: self.js("return document.body.dataset.ready") in ("yes", "no-session"),
+                  "page ready")
+        self.assertEqual(self.js("return document.body.dataset.ready"), "yes", self.status_text())
+        self.wait(lambda: self.by_id("connection").get_attribute("data-live") == "yes",
+                  "event stream live")
+
+    def new_tab(self):
+        """Another tab of the page, opened without the link (its session
+        comes from the tabs already open)."""
+        self.browser.switch_to.new_window("tab")
+        self.browser.get(self.service.origin + "/")
+        self.wait_ready()
+        return self.browser.current_window_handle
+
+    def close_other_tabs(self, keep):
+        for handle in self.browser.window_handles:
+            if handle != keep:
+                self.browser.switch_to.window(handle)
+                self.browser.close()
+        self.browser.switch_to.window(keep)
 
     def select(self, element_id, value):
         from selenium.webdriver.support.ui import Select
@@ -78,7 +119,7 @@ class PageTest(unittest.TestCase):
         return int(self.by_id("edit-form").get_attribute("data-revision"))
 
     def status_text(self):
-        return self.by_id("status").text
+        return self.text("status")
 
     # ---- the page as served --------------------------------------------------
 
@@ -107,11 +148,12 @@ class PageTest(unittest.TestCase):
         self.assertIn("script-src 'self'", headers["Content-Security-Policy"])
         status, _, _ = self.service.get("/page/missing.js")
         self.assertEqual(status, 404)
-        # Without the token the page is not served.
-        import urllib.request
-        with self.assertRaises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(self.service.origin + "/")
-        self.assertEqual(refused.exception.code, 401)
+        # The page holds no secret and needs none to be served; it sets no
+        # cookie. The API needs the session.
+        self.assertNotIn(self.service.link, html)
+        self.assertIsNone(headers["Set-Cookie"])
+        status, _, _ = self.service.get("/api/v1/settings")
+        self.assertEqual(status, 401)
 
     # ---- (a) a save from the page reaches the file --------------------------
 
@@ -158,14 +200,16 @@ class PageTest(unittest.TestCase):
         return loaded
 
     def conflict_rows(self):
-        rows = self.by_id("conflict-table").find_elements("css selector", "tbody tr")
-        return [[cell.text for cell in row.find_elements("css selector", "th, td")]
-                for row in rows]
+        return self.read(lambda: [[cell.text for cell in row.find_elements("css selector", "th, td")]
+                                  for row in self.by_id("conflict-table").find_elements("css selector", "tbody tr")])
 
     def test_conflict_reload(self):
         self.service.cli("settings", "set", "tools.executionSandbox.network", '"closed"')
         self.edit_then_cli_save("permissions.deny", '["Bash(rm:*)"]')
-        self.assertIn(["permissions.deny", "(not set)", '["Bash(rm:*)"]'], self.conflict_rows())
+        self.assertIn(["permissions.deny", "(not set)", '["Bash(rm:*)"]', "(not set)", "them"],
+                      self.conflict_rows())
+        self.assertIn(["tools.executionSandbox.network", "closed", "closed", "open", "you"],
+                      self.conflict_rows())
         on_disk = self.service.read_user_file()
         self.assertEqual(on_disk["tools"]["executionSandbox"]["network"], "closed")
         self.by_id("conflict-reload").click()
@@ -176,19 +220,42 @@ class PageTest(unittest.TestCase):
         self.assertEqual(self.loaded_revision(), on_disk["$revision"])
         self.assertEqual(self.service.read_user_file(), on_disk)
 
-    def test_conflict_overwrite(self):
-        self.service.cli("settings", "set", "tools.executionSandbox.network", '"closed"')
-        self.edit_then_cli_save("permissions.ask", '["Edit"]')
-        self.assertIn(["permissions.ask", "(not set)", '["Edit"]'], self.conflict_rows())
-        theirs = self.service.read_user_file()
-        self.by_id("conflict-overwrite").click()
-        self.wait(lambda: "Saved" in self.status_text(), "the page says it saved")
-        # Mine over theirs, at the revision after theirs.
-        mine = self.service.read_user_file()
-        self.assertEqual(mine["tools"]["executionSandbox"]["network"], "open")
-        self.assertNotIn("permissions", mine)
-        self.assertEqual(mine["$revision"], theirs["$revision"] + 1)
+    def test_conflict_applies_only_my_changes_on_theirs(self):
+        """The issue's case: tab A tightens the network; tab B, which only
+        added a deny rule, saves after it. B sees base, theirs and yours per
+        key, and applying its changes keeps A's tightening."""
+        self.service.cli("settings", "set", "tools.executionSandbox.network", '"open"')
+        self.open_page()
+        tab_a = self.browser.current_window_handle
+        tab_b = self.new_tab()
+        deny = self.by_id("perm-deny")
+        deny.send_keys("Bash(rm:*)")
+        self.wait(lambda: self.by_id("edit-form").get_attribute("data-dirty") == "yes", "B dirty")
+
+        self.browser.switch_to.window(tab_a)
+        self.select("network", "closed")
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "A saved")
+        tightened = self.service.read_user_file()
+        self.assertEqual(tightened["tools"]["executionSandbox"]["network"], "closed")
+
+        self.browser.switch_to.window(tab_b)
+        self.wait(lambda: self.by_id("underneath").is_displayed(), "B hears of A's save")
+        self.by_id("save").click()
+        self.wait(lambda: self.by_id("conflict").is_displayed(), "conflict view")
+        rows = self.conflict_rows()
+        self.assertIn(["tools.executionSandbox.network", "open", "closed", "open", "them"], rows)
+        self.assertIn(["permissions.deny", "(not set)", "(not set)", '["Bash(rm:*)"]', "you"], rows)
+        self.assertEqual(self.service.read_user_file(), tightened)  # nothing saved yet
+        self.by_id("conflict-apply").click()
+        self.wait(lambda: "Saved" in self.status_text(), "B saved")
+        merged = self.service.read_user_file()
+        self.assertEqual(merged["tools"]["executionSandbox"]["network"], "closed")
+        self.assertEqual(merged["permissions"]["deny"], ["Bash(rm:*)"])
+        self.assertEqual(merged["$revision"], tightened["$revision"] + 1)
         self.assertFalse(self.by_id("conflict").is_displayed())
+        self.assertEqual(self.by_id("network").get_attribute("value"), "closed")
+        self.close_other_tabs(tab_b)
 
     # ---- (c) live -------------------------------------------------------------
 
@@ -201,18 +268,18 @@ class PageTest(unittest.TestCase):
                   "the form shows the CLI's save")
         revision = self.service.read_user_file()["$revision"]
         self.wait(lambda: self.loaded_revision() == revision, "the new revision")
-        effective = self.by_id("effective-table").text
+        effective = self.text("effective-table")
         self.assertIn("tools.executionSandbox.network open user", effective)
         self.assertTrue(self.js("return window.sameDocument === true"))
 
     # ---- (d) values are text --------------------------------------------------
 
     def test_script_value_stays_text(self):
-        hostile = ["<script>window.pwned = 1</script>", '<img src=x onerror="window.pwned = 2">']
+        hostile = ["Bash(<script>window.pwned = 1</script>)", 'Read(<img src=x onerror="window.pwned = 2">)']
         self.service.cli("settings", "set", "permissions.allow", json.dumps(hostile))
         self.service.cli("settings", "set", "launcher.<b>bold</b>", '"<i>x</i>"')
         self.open_page()
-        cells = [c.text for c in self.by_id("effective-table").find_elements("css selector", "td, th")]
+        cells = self.read(lambda: [c.text for c in self.by_id("effective-table").find_elements("css selector", "td, th")])
         for text in hostile + ["launcher.<b>bold</b>", "<i>x</i>"]:
             self.assertIn(text, cells)
         self.assertEqual(self.by_id("perm-allow").get_attribute("value"), "\n".join(hostile))
@@ -268,13 +335,13 @@ class PageTest(unittest.TestCase):
         path.clear()
         path.send_keys("relative/dir")
         self.wait(lambda: path.get_attribute("aria-invalid") == "true", "the path marked invalid")
-        self.assertIn("must be absolute", self.by_id("split-error").text)
+        self.assertIn("must be absolute", self.text("split-error"))
         self.assertEqual(path.accessible_name.strip() != "", True)
         raw = self.by_id("raw")
         raw.clear()
         raw.send_keys('{"launcher": {"launchRecords": "yes"}}')
         self.wait(lambda: raw.get_attribute("aria-invalid") == "true", "raw JSON marked invalid")
-        self.assertIn("launcher.launchRecords: expected boolean", self.by_id("raw-error").text)
+        self.assertIn("launcher.launchRecords: expected boolean", self.text("raw-error"))
         self.by_id("save").click()
         self.wait(lambda: "Not saved" in self.status_text(), "the save refused")
         self.assertFalse(os.path.exists(self.service.user_file))
@@ -284,8 +351,8 @@ class PageTest(unittest.TestCase):
             f.write('{\n  "tools": {"executionSandbox": {"network": "clsed"}}\n}\n')
         self.open_page()
         where = f"{self.service.user_file}:2:45"
-        self.assertIn(where + " error: at tools.executionSandbox.network", self.by_id("scopes-table").text)
-        self.assertIn(where, self.by_id("scope-invalid").text)
+        self.assertIn(where + " error: at tools.executionSandbox.network", self.text("scopes-table"))
+        self.assertIn(where, self.text("scope-invalid"))
         self.assertFalse(self.by_id("save").is_enabled())
         # Fixed by hand: the page follows.
         with open(self.service.user_file + ".new", "w", encoding="utf-8") as f:
@@ -307,7 +374,8 @@ class PageTest(unittest.TestCase):
         for width in (640, 320):
             self.browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                 "width": width, "height": 900, "deviceScaleFactor": 2, "mobile": False})
-            self.open_page()
+            # The link works once; the tab keeps its session across reloads.
+            self.open_page(None if width == 640 else self.service.origin + "/")
             self.select("fs-form", "split")
             overflow = self.js("""
                 const root = document.documentElement;
@@ -319,6 +387,125 @@ class PageTest(unittest.TestCase):
                   .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.firstElementChild.id);
                 return {page: root.scrollWidth - root.clientWidth, wide, scrollers};""")
             self.assertEqual(overflow, {"page": 0, "wide": [], "scrollers": []}, f"at {width} px")
+
+
+    # ---- another local user's server on another port ---------------------------
+
+    def test_another_port_gets_no_credential_and_cannot_lock_the_page_out(self):
+        """A server of another user (uid 65534) on another loopback port,
+        visited in the same browser: whatever the browser sends it holds
+        neither the link nor the session, and the cookies it plants (named
+        like the page's, with longer paths) do not stop the page."""
+        self.open_page()
+        page = self.browser.current_window_handle
+        session = self.js("return sessionStorage.getItem('holdfast.session')")
+        self.assertRegex(session or "", r"^[0-9a-f]{64}$")
+        other = holdfast_page.OtherUserServer(self.service.port)
+        self.addCleanup(other.stop)
+        self.browser.switch_to.new_window("tab")
+        self.browser.get(other.url)
+        requests = other.wait_for("/collect")
+        for request in requests:
+            for name, value in request["headers"].items():
+                self.assertNotIn(self.service.link, value, f"{name} of {request['path']}")
+                self.assertNotIn(session, value, f"{name} of {request['path']}")
+        self.close_other_tabs(page)
+        # The planted cookies are in the browser now (for 127.0.0.1, every
+        # port; so the case below is not empty), and the page goes on.
+        planted = {(c["name"], c["path"]) for c in self.browser.execute_cdp_cmd("Network.getAllCookies", {})["cookies"]
+                   if c["domain"] == "127.0.0.1" and c["value"].startswith("planted")}
+        self.assertIn(("holdfast_token", "/api/v1/settings"), planted)
+        self.assertIn(("holdfast_session", "/api"), planted)
+        self.browser.refresh()
+        self.wait_ready()
+        self.select("network", "open")
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "saved despite the planted cookies")
+        self.assertEqual(self.service.read_user_file()["tools"]["executionSandbox"]["network"], "open")
+
+    # ---- many tabs, one event stream ---------------------------------------------
+
+    def test_many_tabs_share_one_stream_and_saves_still_work(self):
+        """Eight tabs (a browser keeps six connections per host): one tab
+        holds the event stream, the others hear it through that tab, and a
+        save from the last tab is answered and reaches the first."""
+        self.service.cli("settings", "set", "tools.executionSandbox.network", '"closed"')
+        self.open_page()
+        first = self.browser.current_window_handle
+        tabs = [first] + [self.new_tab() for _ in range(7)]
+        shared = 0
+        for handle in tabs:
+            self.browser.switch_to.window(handle)
+            if "through another tab" in self.text("connection"):
+                shared += 1
+        self.assertEqual(shared, 7, "every tab but one should share the stream")
+        self.select("network", "open")
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "the eighth tab saved")
+        self.browser.switch_to.window(first)
+        self.wait(lambda: self.by_id("network").get_attribute("value") == "open",
+                  "the first tab shows the eighth tab's save")
+        self.close_other_tabs(first)
+
+    # ---- what is in effect, defaults included -----------------------------------
+
+    def test_effective_sandbox_with_no_settings_files(self):
+        self.open_page()
+        self.assertIn("built-in defaults apply", self.text("effective-summary"))
+        sandbox = self.text("sandbox-table")
+        self.assertIn(":workspace write", sandbox)
+        self.assertIn("built-in default", sandbox)
+        self.assertIn("closed: no network at all", sandbox)
+        # Opening the network with unixSockets unset: the form says what
+        # that does to Unix sockets before anything is saved.
+        self.select("network", "open")
+        self.assertTrue(self.read(lambda: self.by_id("unix-sockets-default").is_displayed()))
+        self.assertIn("default to allow", self.text("unix-sockets-default"))
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "saved")
+        self.wait(lambda: "built-in default with the network open" in self.text("sandbox-unix-sockets"),
+                  "sandbox view updated")
+        self.assertIn("allow", self.text("sandbox-unix-sockets"))
+
+    # ---- history and a way back ------------------------------------------------
+
+    def test_history_of_saves_and_a_way_back(self):
+        self.open_page()
+        for revision, network in ((1, "closed"), (2, "open")):
+            self.service.cli("settings", "set", "tools.executionSandbox.network", f'"{network}"')
+            self.wait(lambda: self.loaded_revision() == revision, f"revision {revision} shown")
+        self.wait(lambda: len(self.browser.find_elements("css selector", "#history-table .history-load")) == 1,
+                  "revision 1 offered")
+        rows = self.read(lambda: [row.text for row in self.by_id("history-table").find_elements("css selector", "tbody tr")])
+        self.assertIn("tools.executionSandbox.network", rows[0])
+        self.assertTrue(rows[0].startswith("2"), rows)
+        self.assertTrue(rows[1].startswith("1"), rows)
+        self.browser.find_element("css selector", '#history-table .history-load[data-revision="1"]').click()
+        self.wait(lambda: self.by_id("network").get_attribute("value") == "closed", "revision 1 in the form")
+        self.assertIn("Save makes it revision 3", self.status_text())
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "saved")
+        on_disk = self.service.read_user_file()
+        self.assertEqual(on_disk["tools"]["executionSandbox"]["network"], "closed")
+        self.assertEqual(on_disk["$revision"], 3)
+
+    # ---- a phone-sized screen ---------------------------------------------------
+
+    def test_paths_read_at_390_px(self):
+        long = "/srv/projects/" + "a-very-long-directory-name" * 3
+        self.service.cli("settings", "set", "tools.executionSandbox",
+                         json.dumps({"filesystem": {":root": "read", long: "write"}}))
+        self.browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+        self.open_page()
+        narrow = self.js("""
+            return [...document.querySelectorAll('td.path, th.path')]
+              .filter((e) => e.getClientRects().length > 0 && e.textContent.length > 20)
+              .map((e) => ({text: e.textContent.slice(0, 40), width: e.getBoundingClientRect().width}))
+              .filter((cell) => cell.width < 250);""")
+        self.assertEqual(narrow, [], "paths squeezed into narrow columns at 390 px")
+        overflow = self.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        self.assertEqual(overflow, 0)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,9 @@ TEST(MainCli, TheGuidesCommandsWorkAsPrinted) {
   for (const char* sub : {"workspace", "config", "state", "system"}) {
     std::filesystem::create_directory(dir / sub);
   }
+  // holdfast refuses a state directory others can read (launch records).
+  std::filesystem::permissions(dir / "state", std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace);
   const std::map<std::string, std::string> env = {
       {"HOLDFAST_CONFIG_DIR", (dir / "config").string()},
       {"HOLDFAST_STATE_DIR", (dir / "state").string()},

@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "launcher/run/launch_plan.hpp"
+#include "launcher/run/bubblewrap.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/trusted_dir.hpp"
 
 namespace holdfast::doctor {
 namespace {
@@ -66,12 +67,45 @@ TEST_F(DoctorTest, HealthyHostSaysLaunchesGoAhead) {
   EXPECT_NE(ran.output.find("built-in default"), std::string::npos) << ran.output;
 }
 
-TEST_F(DoctorTest, MissingBubblewrapIsFatal) {
+// The real doctor asks the real git: unset, it recommends the setting;
+// set in the global configuration, it says so. GIT_CONFIG_GLOBAL and
+// GIT_CONFIG_NOSYSTEM keep this machine's own configuration out.
+TEST_F(DoctorTest, RecommendsSafeBareRepositoryExplicitUntilGitHasIt) {
   auto env = env_;
-  env["HOLDFAST_BWRAP"] = "/nonexistent/bwrap";
-  const Ran ran = run_doctor(env, args_);
+  env["GIT_CONFIG_NOSYSTEM"] = "1";
+  env["GIT_CONFIG_GLOBAL"] = (dir_.path() / "gitconfig").string();
+  write_file(dir_.path() / "gitconfig", "[user]\n\tname = t\n");
+  Ran ran = run_doctor(env, args_);
+  EXPECT_NE(ran.output.find("[warning] git-bare-repositories: safe.bareRepository is not set"),
+            std::string::npos)
+      << ran.output;
+  EXPECT_NE(ran.output.find("-> git config --global safe.bareRepository explicit"),
+            std::string::npos)
+      << ran.output;
+  write_file(dir_.path() / "gitconfig", "[safe]\n\tbareRepository = explicit\n");
+  ran = run_doctor(env, args_);
+  EXPECT_NE(ran.output.find("[ok] git-bare-repositories: safe.bareRepository = explicit"),
+            std::string::npos)
+      << ran.output;
+}
+
+TEST(DoctorGitBareRepositories, TheLastScopeThatSetsItDecides) {
+  EXPECT_EQ(git_bare_repository_finding("", {}).verdict, Verdict::ok);
+  EXPECT_EQ(git_bare_repository_finding("/usr/bin/git", {"", ""}).verdict, Verdict::warning);
+  EXPECT_EQ(git_bare_repository_finding("/usr/bin/git", {"explicit", ""}).verdict, Verdict::ok);
+  EXPECT_EQ(git_bare_repository_finding("/usr/bin/git", {"explicit", "all"}).verdict,
+            Verdict::warning);
+  EXPECT_EQ(git_bare_repository_finding("/usr/bin/git", {"all", "explicit"}).verdict, Verdict::ok);
+}
+
+TEST_F(DoctorTest, MissingBubblewrapIsFatal) {
+  write_file(dir_ / "etc" / "settings.json",
+             R"({"security": {"bubblewrap": "/nonexistent/bwrap"}})");
+  const Ran ran = run_doctor(env_, args_);
   EXPECT_EQ(ran.exit_code, 1) << ran.output;
-  EXPECT_NE(ran.output.find("[fatal] bubblewrap: bwrap not found"), std::string::npos)
+  EXPECT_NE(ran.output.find("[fatal] bubblewrap: bubblewrap (bwrap) is not installed at "
+                            "/nonexistent/bwrap (security.bubblewrap in the system scope)"),
+            std::string::npos)
       << ran.output;
   EXPECT_NE(ran.output.find("apt-get install bubblewrap"), std::string::npos) << ran.output;
   EXPECT_NE(ran.output.find("REFUSED"), std::string::npos) << ran.output;
@@ -102,24 +136,24 @@ TEST_F(DoctorTest, BubblewrapWithoutBindFdIsFatal) {
   // A bubblewrap that says it is 0.8.0 but lacks the descriptor binds every
   // launch uses (Debian 12's 0.8.0 before the security backport): its own
   // --help, less those two lines. The real bwrap prints the rest.
-  const auto bwrap = launcher::locate_bwrap();
-  ASSERT_TRUE(bwrap.has_value()) << "bubblewrap is not installed";
-  const auto fake = dir_ / "old-bwrap";
-  write_file(fake,
-             "#!/bin/sh\n"
-             "case \"$1\" in\n"
-             "  --version) echo 'bubblewrap 0.8.0' ;;\n"
-             "  --help) '" +
-                 *bwrap +
-                 "' --help | grep -v -e '--bind-fd' -e '--ro-bind-fd' ;;\n"
-                 "  *) exec '" +
-                 *bwrap +
-                 "' \"$@\" ;;\n"
-                 "esac\n");
-  ::chmod(fake.c_str(), 0755);
-  auto env = env_;
-  env["HOLDFAST_BWRAP"] = fake.string();
-  const Ran ran = run_doctor(env, args_);
+  const std::optional<std::string> bwrap = launcher::kDefaultBubblewrap;
+  // Installed as an operator installs a program: root's, in directories
+  // only root can write, and named in a system scope.
+  const holdfast::testing::TrustedDir trusted;
+  const auto fake = trusted.program("old-bwrap",
+                                    "#!/bin/sh\n"
+                                    "case \"$1\" in\n"
+                                    "  --version) echo 'bubblewrap 0.8.0' ;;\n"
+                                    "  --help) '" +
+                                        *bwrap +
+                                        "' --help | grep -v -e '--bind-fd' -e '--ro-bind-fd' ;;\n"
+                                        "  *) exec '" +
+                                        *bwrap +
+                                        "' \"$@\" ;;\n"
+                                        "esac\n");
+  write_file(dir_ / "etc" / "settings.json",
+             nlohmann::json{{"security", {{"bubblewrap", fake.string()}}}}.dump());
+  const Ran ran = run_doctor(env_, args_);
   EXPECT_EQ(ran.exit_code, 1) << ran.output;
   EXPECT_NE(ran.output.find("[fatal] bubblewrap"), std::string::npos) << ran.output;
   EXPECT_NE(ran.output.find("lacks --bind-fd, --ro-bind-fd"), std::string::npos) << ran.output;

@@ -2,34 +2,45 @@
 // bubblewrap mounts it. Anything that can write the parent directory can do
 // this: another user's process, a neighbouring sandbox whose workspace
 // contains this one. Here the swap happens at the worst moment on purpose:
-// HOLDFAST_BWRAP is a wrapper that swaps, then execs the real bubblewrap
+// the bubblewrap an operator scope names (security.bubblewrap) is a
+// wrapper, installed where only root can change it, that swaps, then execs the real bubblewrap
 // with the argv (and the descriptors) holdfast prepared. Mounts must be made
 // from what holdfast checked, so the launch fails closed instead of binding
 // wherever the symlink points.
 #include <sys/stat.h>
 
 #include "escape_support.hpp"
+#include "tests/support/trusted_dir.hpp"
 
 namespace holdfast::run::testing {
 namespace {
 
+constexpr const char* kRealBwrap = "/usr/bin/bwrap";
+
 class SwapTest : public EscapeTest {
  protected:
-  // HOLDFAST_BWRAP for a launch that renames `path` away (to PATH.moved)
-  // and puts a symlink to `target` in its place just before bubblewrap runs.
-  // The target is relative, as an attacker would make it: bubblewrap
+  // Makes `script` the bubblewrap of the next launches: a program in a
+  // directory only root can change, named in the system scope.
+  void use_bubblewrap(const std::string& name, const std::string& script) {
+    const fs::path wrapper = trusted_.program(name, script);
+    write_settings(system_dir_,
+                   nlohmann::json{{"security", {{"bubblewrap", wrapper.string()}}}}.dump());
+  }
+
+  // A launch whose bubblewrap renames `path` away (to PATH.moved) and puts
+  // a symlink to `target` in its place just before the real bubblewrap
+  // runs. The target is relative, as an attacker would make it: bubblewrap
   // resolves destinations under its own temporary root, where an absolute
   // target names nothing.
   Launch swapping(const fs::path& path, const fs::path& target, Launch launch = {}) {
-    const fs::path wrapper = base_ / "bin" / "bwrap-swap";
-    write_file(wrapper, "#!/bin/sh\nmv -T '" + path.string() + "' '" + path.string() +
-                            ".moved' && ln -s '" + target.string() + "' '" + path.string() +
-                            "' || exit 99\nexec '" + real_bwrap() + "' \"$@\"\n");
-    fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                 fs::perms::others_read | fs::perms::others_exec);
-    launch.env["HOLDFAST_BWRAP"] = wrapper.string();
+    use_bubblewrap("bwrap-swap", "#!/bin/sh\nmv -T '" + path.string() + "' '" + path.string() +
+                                     ".moved' && ln -s '" + target.string() + "' '" +
+                                     path.string() + "' || exit 99\nexec '" + kRealBwrap +
+                                     "' \"$@\"\n");
     return as_caller(launch);
   }
+
+  holdfast::testing::TrustedDir trusted_;
 };
 
 // A missing .git under the writable workspace is kept from being created
@@ -39,16 +50,11 @@ class SwapTest : public EscapeTest {
 TEST_P(SwapTest, MissingProtectedNameSwappedForASymlinkStaysUncreatable) {
   set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
   fs::create_directory(base_ / "elsewhere");
-  const fs::path wrapper = base_ / "bin" / "bwrap-plant";
-  write_file(wrapper, "#!/bin/sh\nln -s ../elsewhere '" + (workspace_ / ".git").string() +
-                          "' || exit 99\nexec '" + real_bwrap() + "' \"$@\"\n");
-  fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
-  Launch launch;
-  launch.env["HOLDFAST_BWRAP"] = wrapper.string();
+  use_bubblewrap("bwrap-plant", "#!/bin/sh\nln -s ../elsewhere '" + (workspace_ / ".git").string() +
+                                    "' || exit 99\nexec '" + kRealBwrap + "' \"$@\"\n");
   const auto result = run(
       {"/bin/sh", "-c", "rm -f .git && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"},
-      {}, as_caller(launch));
+      {}, as_caller());
   EXPECT_FALSE(fs::exists(workspace_ / ".git" / "hooks" / "pre-commit"))
       << "the command created .git";
   EXPECT_EQ(result.exit_code, 125) << result.err;

@@ -68,6 +68,21 @@ TEST(ParseRule, Refusals) {
   expect_refused("Read(~bob/.ssh)", "~user");
 }
 
+// A NUL would cut the rule short wherever it is compared as a C string;
+// the message shows it escaped, so it is not cut short either.
+TEST(ParseRule, ControlCharactersAreRefusedAndShownEscaped) {
+  const std::string text("Bash(rm\0x)", 10);
+  try {
+    parse_rule(text);
+    ADD_FAILURE() << "a rule with a NUL was accepted";
+  } catch (const RuleError& e) {
+    EXPECT_EQ(e.rule(), text);
+    EXPECT_EQ(std::string(e.what()),
+              "permission rule \"Bash(rm\\u0000x)\": a rule cannot hold control characters "
+              "(U+0000 at byte 7); remove it");
+  }
+}
+
 TEST(RulesFromSettings, ReadsTheThreeLists) {
   const auto set = rules_from_settings(nlohmann::json::parse(
       R"j({"permissions": {"allow": ["Read"], "ask": ["Bash(git push)"], "deny": ["Edit", "Write"]}})j"));

@@ -4,14 +4,22 @@
 
 #include <gtest/gtest.h>
 
-#include "launcher/run/launch_plan.hpp"
+#include "launcher/run/bubblewrap.hpp"
+#include "launcher/run/trusted_executable.hpp"
 
 namespace holdfast::launcher {
 namespace {
 
+// The installed bubblewrap, judged and open (as a launch finds it).
+int bubblewrap_fd() {
+  static const ExecutableLookup found = find_trusted_executable(kDefaultBubblewrap);
+  return found.executable ? found.executable->fd.get() : -1;
+}
+
 SuperviseRequest request_for(const std::vector<std::string>& command) {
   SuperviseRequest request;
-  request.bwrap_path = locate_bwrap().value_or("/usr/bin/bwrap");
+  request.bwrap_path = kDefaultBubblewrap;
+  request.bwrap_fd = bubblewrap_fd();
   request.bwrap_args = {"--unshare-user",
                         "--unshare-pid",
                         "--die-with-parent",
@@ -43,7 +51,7 @@ TEST(Supervise, ReportsDeathBySignalAs128PlusN) {
 TEST(Supervise, BwrapFailingBeforeTheCommandIs125NotTheCommandsStatus) {
   auto request = request_for({"/bin/true"});
   request.bwrap_args.insert(request.bwrap_args.begin(), {"--bind", "/nonexistent-source", "/x"});
-  const auto outcome = supervise(request);
+  const auto outcome = supervise(std::move(request));
   EXPECT_FALSE(outcome.command_status.has_value());
   EXPECT_EQ(exit_status_of(outcome), kExitRefused);
 }
@@ -51,7 +59,7 @@ TEST(Supervise, BwrapFailingBeforeTheCommandIs125NotTheCommandsStatus) {
 TEST(Supervise, TimeoutStopsTheCommandAndIs124) {
   auto request = request_for({"/bin/sh", "-c", "while :; do :; done"});
   request.timeout = std::chrono::milliseconds(200);
-  const auto outcome = supervise(request);
+  const auto outcome = supervise(std::move(request));
   EXPECT_TRUE(outcome.timed_out);
   EXPECT_EQ(exit_status_of(outcome), kExitTimeout);
 }

@@ -3,6 +3,7 @@
 // kernel rejects harmlessly (missing paths, fd -1, bad flags).
 #include <fcntl.h>
 #include <linux/io_uring.h>
+#include <linux/kcmp.h>
 #include <linux/keyctl.h>
 #include <linux/perf_event.h>
 #include <linux/userfaultfd.h>
@@ -17,6 +18,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <functional>
 
 #include "checks.hpp"
 
@@ -71,6 +73,25 @@ Outcome tty_ioctl(unsigned long request, void* arg, std::string detail) {
   const int slave = controlling_pty(why);
   if (slave < 0) return from_rc(-1, detail + ": " + why);
   return from_rc(::syscall(SYS_ioctl, slave, request, arg), std::move(detail));
+}
+
+// --- other processes -----------------------------------------------------
+
+// A child that waits (for its parent to go) and a pidfd of it; `call` gets
+// the pidfd. The child is killed and reaped afterwards.
+Outcome with_child_pidfd(const std::function<Outcome(int pidfd)>& call) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  if (child < 0) return from_rc(-1, "fork");
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
+  Outcome out = pidfd < 0 ? from_rc(-1, "pidfd_open of a child") : call(pidfd);
+  ::kill(child, SIGKILL);
+  wait_status(child);
+  if (pidfd >= 0) ::close(pidfd);
+  return out;
 }
 
 // --- foreign ABIs --------------------------------------------------------
@@ -271,6 +292,36 @@ void add_kernel_checks(CheckTable& table) {
           static termios t;
           return tty_ioctl(TCGETS, &t, "ioctl(TCGETS) on a pty");
         }},
+       {"tiocsetd",
+        [](auto&) {
+          static int discipline = 0;  // N_TTY, the one it has: a change to nothing
+          return tty_ioctl(TIOCSETD, &discipline, "ioctl(TIOCSETD, N_TTY) on the controlling pty");
+        }},
+       {"pidfd-open",
+        [](auto&) {
+          return fd_outcome(::syscall(SYS_pidfd_open, ::getpid(), 0), "pidfd_open(own pid)");
+        }},
+       {"pidfd-getfd",
+        [](auto&) {
+          return with_child_pidfd([](int pidfd) {
+            return fd_outcome(::syscall(SYS_pidfd_getfd, pidfd, 0, 0),
+                              "pidfd_getfd of a child's descriptor 0");
+          });
+        }},
+       {"pidfd-send-signal",
+        [](auto&) {
+          return with_child_pidfd([](int pidfd) {
+            return from_rc(::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0),
+                           "pidfd_send_signal(child, signal 0)");
+          });
+        }},
+       {"kcmp",
+        [](auto&) {
+          return from_rc(::syscall(SYS_kcmp, ::getpid(), ::getpid(), KCMP_FILE, 0, 0),
+                         "kcmp(own pid twice, KCMP_FILE, fd 0, fd 0)");
+        }},
+       {"memfd-secret",
+        [](auto&) { return fd_outcome(::syscall(SYS_memfd_secret, 0), "memfd_secret(0)"); }},
        {"x32-syscall", [](auto&) { return x32_syscall(); }},
        {"i386-int80", [](auto&) { return i386_int80(); }}});
 }

@@ -57,6 +57,10 @@
 //               personality-query (0xffffffff)
 //   terminal:   (a new pty, made the controlling terminal of a new session)
 //               tiocsti  tiocsti-highbits (request | 1<<32)  tioclinux  tcgets
+//               tiocsetd (N_TTY, the discipline it has)
+//   processes:  pidfd-open (own pid)  pidfd-getfd (a child's descriptor 0)
+//               pidfd-send-signal (signal 0 to a child)  kcmp (KCMP_FILE, own
+//               pid twice)  memfd-secret
 //   ABI:        x32-syscall (getpid | __X32_SYSCALL_BIT)  i386-int80 (getpid
 //               through int 0x80)
 //   files, env: write:PATH (append-open an existing file without writing, or

@@ -64,19 +64,22 @@ TEST_F(RunRefusalTest, RequiredPolicyMissingIsRefused) {
   expect_ran(run(marker_command()));
 }
 
+// Nothing at the configured bubblewrap (security.bubblewrap, an operator
+// scope's): refused, never run unconfined. The environment names no
+// bubblewrap at all: HOLDFAST_BWRAP and PATH are not looked at.
 TEST_F(RunRefusalTest, MissingBubblewrapIsRefusedNotRunUnconfined) {
   set_policy({{"filesystem", "workspace-write"}});
-  Launch override_path;
-  override_path.env["HOLDFAST_BWRAP"] = "/nonexistent/bwrap";
-  expect_refused(run(marker_command(), {}, override_path), "bubblewrap (bwrap) was not found");
+  write_settings(system_dir_, R"({"security": {"bubblewrap": "/nonexistent/bwrap"}})");
+  expect_refused(run(marker_command()),
+                 "bubblewrap (bwrap) is not installed at /nonexistent/bwrap");
 
-  Launch empty_path;
-  empty_path.env["PATH"] = "";
-  expect_refused(run(marker_command(), {}, empty_path), "bubblewrap (bwrap) was not found");
-
-  Launch no_bwrap_on_path;
-  no_bwrap_on_path.env["PATH"] = outside_.string();
-  expect_refused(run(marker_command(), {}, no_bwrap_on_path), "bubblewrap (bwrap) was not found");
+  write_settings(system_dir_, "{}");
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"HOLDFAST_BWRAP", "/nonexistent/bwrap"}, {"PATH", ""}, {"PATH", outside_.string()}}) {
+    Launch launch;
+    launch.env[name] = value;
+    expect_ran(run(marker_command(), {}, launch));
+  }
 }
 
 TEST_F(RunRefusalTest, WorkspaceRootIsRefused) {

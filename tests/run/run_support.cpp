@@ -149,7 +149,9 @@ Started RunTest::start(const std::vector<std::string>& args, const Launch& launc
   // copy of the descriptor (/proc/self/fd follows no name).
   if (launch.cwd_fd) command.cwd = "/proc/self/fd/" + std::to_string(*launch.cwd_fd);
   command.uid = launch.uid;
-  command.out = base_ / ("holdfast." + std::to_string(n) + ".out");
+  command.in = launch.in;
+  command.out = launch.out.value_or(base_ / ("holdfast." + std::to_string(n) + ".out"));
+  command.append_out = launch.out.has_value();
   command.err = base_ / ("holdfast." + std::to_string(n) + ".err");
   return holdfast::testing::start_command(command);
 }

@@ -115,6 +115,8 @@ struct Launch {
   std::map<std::string, std::string> env;  // set (after the fixture's)
   std::vector<std::string> unset;          // removed
   std::optional<uid_t> uid;                // drop to this uid/gid (fork, setgroups, setgid, setuid)
+  std::optional<fs::path> in;              // holdfast's stdin (default /dev/null)
+  std::optional<fs::path> out;  // holdfast's stdout, appended to (default: a file of its own)
 };
 
 class RunTest : public ::testing::Test {

@@ -60,6 +60,23 @@ TEST(Admission, PlainWorkspaceIsAdmitted) {
   EXPECT_TRUE(refusals_for(workspace_write(), host).empty());
 }
 
+// A walk that hit its limit leaves deeper protected names writable: the
+// launch is refused, naming the root, the limit and the setting.
+TEST(Admission, AnUnfinishedWalkForProtectedNamesIsRefused) {
+  FakeHost host = code_host_without_repository();
+  host.facts().tree.roots = {"/code"};
+  host.facts().scan_budget = 7;
+  EXPECT_TRUE(refusals_for(workspace_write(), host).empty());
+  host.facts().tree.complete = false;
+  const auto found = refusals_for(workspace_write(), host);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule, "protection-scan-incomplete");
+  EXPECT_EQ(found[0].path, "/code");
+  EXPECT_NE(found[0].message.find("more than 7 directories"), std::string::npos);
+  EXPECT_NE(found[0].remedy.find("tools.protectedNames.scanLimit"), std::string::npos);
+  EXPECT_NE(found[0].remedy.find("--workspace"), std::string::npos);
+}
+
 TEST(Admission, WorkspaceMustExist) {
   FakeHost host("/nowhere", "/");
   host.workspace(FakeHost::make("/nowhere", "/nowhere", Kind::missing, "/"));

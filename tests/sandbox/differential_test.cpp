@@ -102,6 +102,7 @@ Policy make_policy(std::mt19937_64& rng, const std::vector<Node>& nodes, const s
   }
   Policy policy;
   policy.form = PolicyForm::split;
+  policy.protected_names = core_protected_names();
   for (const auto& [key, access] : entries) policy.filesystem.push_back({key, access, key, {}});
   return policy;
 }
@@ -129,8 +130,6 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
   std::string base_template = "/var/tmp/holdfast-diff-XXXXXX";
   ASSERT_NE(::mkdtemp(base_template.data()), nullptr);
   const std::string base = fs::canonical(base_template).string();
-  const int empty_fd = ::open("/dev/null", O_RDONLY);  // inherited by bwrap
-  ASSERT_GE(empty_fd, 0);
 
   settings::ScopePaths scope_paths;
   scope_paths.system_dir = base + "/system-holdfast";
@@ -173,9 +172,17 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
       command.push_back(node.path);
       if (node.dir) listings[node.path] = host_names(node.path);
     }
-    const auto argv = build_bwrap_args(policy, facts, command, testing::options(empty_fd));
+    // One empty-file descriptor per denied file: bubblewrap closes each
+    // after use (one shared descriptor failed the second denied file).
+    const MountPlan mounts = plan_mounts(policy, facts);
+    BuildOptions options = testing::options(std::nullopt);
+    for (std::size_t f = 0; f < mounts.empty_files; ++f) {
+      options.empty_file_fds.push_back(::open("/dev/null", O_RDONLY));
+    }
+    const auto argv = build_bwrap_args(policy, facts, mounts, command, options);
     const auto started = std::chrono::steady_clock::now();
     const auto outcome = testing::run_process(argv);
+    for (const int fd : options.empty_file_fds) ::close(fd);
     in_sandbox += std::chrono::steady_clock::now() - started;
 
     std::ostringstream context;
@@ -227,7 +234,6 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
     if (mismatch) ++failures;
     fs::remove_all(root);
   }
-  ::close(empty_fd);
   fs::remove_all(base);
   EXPECT_GE(admitted, wanted) << "too many refused policies: " << refused;
   std::printf(

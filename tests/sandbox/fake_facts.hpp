@@ -21,6 +21,9 @@ inline Policy split(std::vector<std::pair<std::string, Access>> entries,
   p.form = PolicyForm::split;
   p.network = network;
   for (auto& [key, access] : entries) p.filesystem.push_back(Entry{key, access, key, {}});
+  // The two names every writable root needs; the whole table where a test
+  // says so (protection_rules_test.cpp).
+  p.protected_names = core_protected_names();
   std::sort(p.filesystem.begin(), p.filesystem.end(),
             [](const Entry& a, const Entry& b) { return a.key < b.key; });
   return p;

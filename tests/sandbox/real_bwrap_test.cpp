@@ -36,11 +36,15 @@ struct Launch {
     request.tmpdir = "/tmp";
     request.environment = environment;
     const HostFacts facts = gather_host_facts(policy, request);
-    const int empty_fd = ::open("/dev/null", O_RDONLY);  // kept open until bwrap has exec'd
-    const auto argv =
-        build_bwrap_args(policy, facts, {"/bin/sh", "-c", script}, testing::options(empty_fd));
+    const MountPlan mounts = plan_mounts(policy, facts);
+    // One per denied file, kept open until bwrap has exec'd.
+    BuildOptions options = testing::options(std::nullopt);
+    for (std::size_t i = 0; i < mounts.empty_files; ++i) {
+      options.empty_file_fds.push_back(::open("/dev/null", O_RDONLY));
+    }
+    const auto argv = build_bwrap_args(policy, facts, mounts, {"/bin/sh", "-c", script}, options);
     Outcome outcome = testing::run_process(argv);
-    ::close(empty_fd);
+    for (const int fd : options.empty_file_fds) ::close(fd);
     return outcome;
   }
 };

@@ -48,6 +48,7 @@ TEST(BuildRules, AddsProtectedNamesGitdirOperatorDirsAndPrivateTmp) {
   host.dir("/code").dir("/code/.holdfast").git_file("/code/.git", "/data/gitdirs/code");
   host.dir("/data/gitdirs/code").dir("/home/u");
   Policy p;
+  p.protected_names = core_protected_names();
   p.filesystem = {{":root", Access::read, ":root", {}},
                   {":workspace", Access::write, ":workspace", {}},
                   {"/data", Access::write, "/data", {}},
@@ -73,6 +74,7 @@ TEST(BuildRules, ExplicitWriteOnAProtectedNameWins) {
   testing::FakeHost host("/code", "/code");
   host.dir("/code").dir("/code/.git").missing("/code/.holdfast", "/code");
   Policy p;
+  p.protected_names = core_protected_names();
   p.filesystem = {{":workspace", Access::write, ":workspace", {}},
                   {":workspace/.git", Access::write, ":workspace/.git", {}}};
   host.dir("/code/.git/.git").missing("/code/.git/.holdfast", "/code/.git");
@@ -92,7 +94,7 @@ TEST(BuildRules, ExplicitTmpEntryReplacesThePrivateTmp) {
   EXPECT_EQ(resolve(rules, "/tmp/x").rule->source, RuleSource::entry);
 }
 
-TEST(BuildRules, NestedRepositoriesAndTheStateDirectoryStayReadOnlyWhereTheyWouldBeWritable) {
+TEST(BuildRules, NestedRepositoriesStayReadOnlyWhereTheyWouldBeWritableAndTheStateDirIsHidden) {
   testing::FakeHost host("/code", "/code");
   host.dir("/code").missing("/code/.git", "/code").missing("/code/.holdfast", "/code");
   host.nested_git("/code/sub/.git").nested_git("/code/vendor/x/.git");
@@ -108,8 +110,23 @@ TEST(BuildRules, NestedRepositoriesAndTheStateDirectoryStayReadOnlyWhereTheyWoul
   EXPECT_EQ(resolve(rules, "/code/sub/file").access, Access::write);
   // Already read-only under the carve-out: no rule of its own.
   EXPECT_EQ(resolve(rules, "/code/vendor/x/.git").rule->source, RuleSource::entry);
-  EXPECT_EQ(resolve(rules, "/code/state/launches.jsonl").access, Access::read);
+  // holdfast's state directory: hidden, not only read-only (its records
+  // name every launch's arguments).
+  EXPECT_EQ(resolve(rules, "/code/state/launches.jsonl").access, Access::deny);
   EXPECT_EQ(resolve(rules, "/code/state").rule->source, RuleSource::state_dir);
+}
+
+TEST(BuildRules, TheStateDirectoryIsHiddenUnderAReadableRootToo) {
+  testing::FakeHost host("/code", "/code");
+  host.dir("/code").missing("/code/.git", "/code").missing("/code/.holdfast", "/code");
+  host.state_dir(
+      testing::FakeHost::make("/var/state/holdfast", "/var/state/holdfast", Kind::directory));
+  Policy p;
+  p.filesystem = {{":root", Access::read, ":root", {}},
+                  {":workspace", Access::write, ":workspace", {}}};
+  const auto rules = build_rules(p, host.facts());
+  EXPECT_EQ(resolve(rules, "/var/state/holdfast/launches.jsonl").access, Access::deny);
+  EXPECT_EQ(resolve(rules, "/var/state").access, Access::read);
 }
 
 }  // namespace

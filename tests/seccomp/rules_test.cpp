@@ -80,7 +80,9 @@ TEST(SeccompRules, AlwaysRefusedCallsAreUnconditionalWithTheirErrno) {
                                           "open_tree",
                                           "mount_setattr",
                                           "unshare",
-                                          "setns"};
+                                          "setns",
+                                          "pidfd_getfd",
+                                          "kcmp"};
   for (const FilterOptions& options : every_filter_options()) {
     for (const std::string& name : eperm) {
       const auto rules = rules_for(options, name);
@@ -88,7 +90,7 @@ TEST(SeccompRules, AlwaysRefusedCallsAreUnconditionalWithTheirErrno) {
       EXPECT_TRUE(rules[0].when_any.empty()) << name;
       EXPECT_EQ(rules[0].error, EPERM) << name;
     }
-    for (const char* name : {"clone3", "openat2"}) {
+    for (const char* name : {"clone3", "openat2", "memfd_secret"}) {
       const auto rules = rules_for(options, name);
       ASSERT_EQ(rules.size(), 1u) << name;
       EXPECT_TRUE(rules[0].when_any.empty()) << name;
@@ -214,6 +216,9 @@ TEST(SeccompRules, TerminalInjectionIoctlsAreRefusedOnTheLow32Bits) {
   EXPECT_TRUE(refused(options, "ioctl", 0, TIOCLINUX));
   EXPECT_TRUE(refused(options, "ioctl", 0, (1ULL << 32) | TIOCSTI));
   EXPECT_TRUE(refused(options, "ioctl", 0, (0xdeadULL << 32) | TIOCLINUX));
+  EXPECT_TRUE(refused(options, "ioctl", 0, TIOCSETD));
+  EXPECT_TRUE(refused(options, "ioctl", 0, (1ULL << 40) | TIOCSETD));
+  EXPECT_FALSE(refused(options, "ioctl", 0, TIOCGETD));
   EXPECT_FALSE(refused(options, "ioctl", 0, TCGETS));
   EXPECT_FALSE(refused(options, "ioctl", 0, FIONREAD));
 }

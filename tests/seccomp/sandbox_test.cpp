@@ -76,6 +76,10 @@ const Refusal always_refused[] = {
     {"tiocsti", EPERM},
     {"tiocsti-highbits", EPERM},
     {"tioclinux", EPERM},
+    {"tiocsetd", EPERM},
+    {"pidfd-getfd", EPERM},
+    {"kcmp", EPERM},
+    {"memfd-secret", ENOSYS},
 };
 
 // Refused too, but a sandbox without host privileges gets EPERM from the
@@ -161,9 +165,14 @@ TEST(SeccompHost, KernelPrivilegedCallsAreRefusedByTheFilterNotJustByTheKernel) 
 }
 
 TEST(SeccompSandbox, OrdinaryWorkStillRunsUnderTheFilter) {
+  // pidfd_open and pidfd_send_signal stay: a pidfd names a process of the
+  // sandbox's own pid namespace, and signalling it is kill(2), which the
+  // kernel already limits to that namespace.
   const std::vector<std::string> checks = {"fork-exec",
                                            "thread",
                                            "tcgets",
+                                           "pidfd-open",
+                                           "pidfd-send-signal",
                                            "personality-linux",
                                            "personality-query",
                                            "socketpair-unix",

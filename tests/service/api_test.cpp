@@ -1,8 +1,11 @@
 // The API over the real Unix socket of a real `holdfast serve`: every
 // status code a save can answer, a conflict between two clients, reads
-// that match the CLI's, launch records, the gatekeeper and explain.
+// that match the CLI's, request bodies read like settings files, rules
+// checked where they are saved, the history of a scope and a way back,
+// the effective sandbox, launch records, the gatekeeper and explain.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "settings/schema.hpp"
@@ -11,25 +14,28 @@
 
 namespace {
 
+using holdfast::testing::HttpAnswer;
+using holdfast::testing::HttpConnection;
 using holdfast::testing::ServiceProcess;
 using nlohmann::json;
 
-json body_of(const httplib::Result& result) { return json::parse(result->body); }
+json body_of(const std::optional<HttpAnswer>& answer) { return json::parse(answer->body); }
 
-httplib::Headers if_match(const std::string& revision) { return {{"If-Match", revision}}; }
+holdfast::testing::Headers if_match(const std::string& revision) {
+  return {{"If-Match", revision}};
+}
 
 class Api : public ::testing::Test {
  protected:
   ServiceProcess service;
-  std::unique_ptr<httplib::Client> client = service.unix_client();
+  HttpConnection client = service.unix_client();
 
-  json user_file() const {
-    return json::parse(holdfast::testing::read_file(service.config_dir() / "settings.json"));
-  }
+  std::filesystem::path user_path() const { return service.config_dir() / "settings.json"; }
+  json user_file() const { return json::parse(holdfast::testing::read_file(user_path())); }
 };
 
 TEST_F(Api, SchemaIsTheLibrarysSchema) {
-  const auto r = client->Get("/api/v1/schema");
+  const auto r = client.get("/api/v1/schema");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(body_of(r), holdfast::settings::settings_schema());
@@ -39,7 +45,7 @@ TEST_F(Api, SettingsShowWhatTheCliSavedWithOriginsRevisionsAndDigest) {
   ASSERT_EQ(
       service.holdfast({"settings", "set", "tools.executionSandbox.network", "\"open\""}).exit_code,
       0);
-  const auto r = client->Get("/api/v1/settings");
+  const auto r = client.get("/api/v1/settings");
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   const json body = body_of(r);
@@ -51,16 +57,16 @@ TEST_F(Api, SettingsShowWhatTheCliSavedWithOriginsRevisionsAndDigest) {
   for (const auto& scope : body["scopes"]) {
     if (scope["scope"] != "user") continue;
     found_user = true;
-    EXPECT_EQ(scope["path"], (service.config_dir() / "settings.json").string());
+    EXPECT_EQ(scope["path"], user_path().string());
     EXPECT_EQ(scope["revision"], 1);
   }
   EXPECT_TRUE(found_user) << body.dump();
 }
 
 TEST_F(Api, AnInvalidScopeIsShownWithItsDiagnosticsNotRefused) {
-  holdfast::testing::write_file(service.config_dir() / "settings.json",
+  holdfast::testing::write_file(user_path(),
                                 "{\n  \"tools\": {\"executionSandbox\": {\"network\": 42}}\n}\n");
-  const auto r = client->Get("/api/v1/settings");
+  const auto r = client.get("/api/v1/settings");
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   const json body = body_of(r);
@@ -77,49 +83,47 @@ TEST_F(Api, AnInvalidScopeIsShownWithItsDiagnosticsNotRefused) {
 TEST_F(Api, AScopeCarriesItsRevisionAsETag) {
   ASSERT_EQ(service.holdfast({"settings", "set", "model", "\"a\""}).exit_code, 0);
   ASSERT_EQ(service.holdfast({"settings", "set", "model", "\"b\""}).exit_code, 0);
-  const auto r = client->Get("/api/v1/scopes/user");
+  const auto r = client.get("/api/v1/scopes/user");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
-  EXPECT_EQ(r->get_header_value("ETag"), "\"2\"");
+  EXPECT_EQ(r->header("ETag"), "\"2\"");
   EXPECT_EQ(body_of(r)["revision"], 2);
   EXPECT_EQ(body_of(r)["document"]["model"], "b");
 }
 
 TEST_F(Api, PutWithoutIfMatchIs428AndSavesNothing) {
-  const auto r = client->Put("/api/v1/scopes/user", R"({"model": "x"})", "application/json");
+  const auto r = client.put("/api/v1/scopes/user", R"({"model": "x"})");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 428);
   EXPECT_EQ(body_of(r)["error"], "if_match_required");
-  EXPECT_FALSE(std::filesystem::exists(service.config_dir() / "settings.json"));
+  EXPECT_FALSE(std::filesystem::exists(user_path()));
 }
 
 TEST_F(Api, PutWithTheCurrentRevisionSavesAndAnswersTheNewOne) {
-  const auto r = client->Put("/api/v1/scopes/user", if_match("\"0\""),
-                             R"({"model": "x", "$revision": 99})", "application/json");
+  const auto r =
+      client.put("/api/v1/scopes/user", R"({"model": "x", "$revision": 99})", if_match("\"0\""));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(body_of(r)["revision"], 1);
-  EXPECT_EQ(r->get_header_value("ETag"), "\"1\"");
+  EXPECT_EQ(r->header("ETag"), "\"1\"");
   EXPECT_EQ(user_file(), json({{"model", "x"}, {"$revision", 1}}));
 }
 
 TEST_F(Api, PutAgainstAnOldRevisionIs412WithTheCurrentDocument) {
   ASSERT_EQ(service.holdfast({"settings", "set", "model", "\"theirs\""}).exit_code, 0);
-  const auto r =
-      client->Put("/api/v1/scopes/user", if_match("0"), R"({"model": "mine"})", "application/json");
+  const auto r = client.put("/api/v1/scopes/user", R"({"model": "mine"})", if_match("0"));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 412);
   EXPECT_EQ(body_of(r)["error"], "revision_conflict");
   EXPECT_EQ(body_of(r)["revision"], 1);
   EXPECT_EQ(body_of(r)["document"]["model"], "theirs");
-  EXPECT_EQ(r->get_header_value("ETag"), "\"1\"");
+  EXPECT_EQ(r->header("ETag"), "\"1\"");
   EXPECT_EQ(user_file()["model"], "theirs");
 }
 
 TEST_F(Api, AnInvalidDocumentIs422WithKeyExpectedAndFound) {
-  const auto r =
-      client->Put("/api/v1/scopes/user", if_match("0"),
-                  R"({"tools": {"executionSandbox": {"network": 42}}})", "application/json");
+  const auto r = client.put("/api/v1/scopes/user",
+                            R"({"tools": {"executionSandbox": {"network": 42}}})", if_match("0"));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 422);
   const json body = body_of(r);
@@ -129,24 +133,108 @@ TEST_F(Api, AnInvalidDocumentIs422WithKeyExpectedAndFound) {
   const std::string message = body["diagnostics"][0]["message"];
   EXPECT_NE(message.find("expected"), std::string::npos) << message;
   EXPECT_NE(message.find("42"), std::string::npos) << message;
-  EXPECT_FALSE(std::filesystem::exists(service.config_dir() / "settings.json"));
+  EXPECT_FALSE(std::filesystem::exists(user_path()));
 }
 
 TEST_F(Api, AMalformedBodyIs400SayingWhereItBroke) {
-  const auto r =
-      client->Put("/api/v1/scopes/user", if_match("0"), R"({"model": "x",, })", "application/json");
+  const auto r = client.put("/api/v1/scopes/user", "{\n  \"model\": \"x\",, }", if_match("0"));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
   EXPECT_EQ(body_of(r)["error"], "malformed_body");
-  EXPECT_EQ(body_of(r)["byte"], 15);
+  EXPECT_EQ(body_of(r)["line"], 2);
+  EXPECT_EQ(body_of(r)["column"], 16);
+}
+
+// The body of a save becomes a settings file, so it is read by the file
+// reader: what that refuses (a key twice, a number no double holds, bytes
+// that are not UTF-8) is a 400 at its line and column, never a 500, and the
+// answer is JSON even when it quotes the bad bytes.
+TEST_F(Api, BodiesAreReadLikeSettingsFiles) {
+  struct Case {
+    std::string body;
+    std::string says;
+    int line;
+    int column;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"{\"model\": \"a\",\n \"model\": \"b\"}", "duplicate key \"model\"", 2, 2},
+           {"{\"launcher\": {\"launchRecords\": 1e999}}", "out of range", 1, 32},
+           {"{\"model\": \"\xff\xfe\"}", "not valid JSON", 1, 12},
+       }) {
+    const auto r = client.put("/api/v1/scopes/user", c.body, if_match("0"));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << c.body << ": " << r->body;
+    ASSERT_TRUE(json::accept(r->body)) << r->body;
+    const json body = json::parse(r->body);
+    EXPECT_EQ(body["error"], "malformed_body");
+    EXPECT_NE(body["message"].get<std::string>().find(c.says), std::string::npos) << r->body;
+    EXPECT_EQ(body["line"], c.line) << r->body;
+    EXPECT_EQ(body["column"], c.column) << r->body;
+    const auto patched =
+        client.patch("/api/v1/scopes/user", "{\"set\": " + c.body + "}", if_match("0"));
+    ASSERT_TRUE(patched);
+    EXPECT_EQ(patched->status, 400) << patched->body;
+  }
+  EXPECT_FALSE(std::filesystem::exists(user_path()));
+}
+
+TEST_F(Api, AFormBodyIs415SayingToSendJson) {
+  holdfast::testing::HttpRequest form{"PATCH", "/api/v1/scopes/user", if_match("0"),
+                                      "set=" + std::string(8192, 'x'),
+                                      "application/x-www-form-urlencoded"};
+  const auto r = client.send(form);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 415) << r->body;
+  const std::string message = body_of(r)["message"];
+  EXPECT_NE(message.find("Content-Type: application/json"), std::string::npos) << message;
+  EXPECT_NE(message.find("application/x-www-form-urlencoded"), std::string::npos) << message;
+  EXPECT_FALSE(std::filesystem::exists(user_path()));
+}
+
+// An API caller has no command line: no message tells it to pass a flag.
+TEST_F(Api, MessagesForApiCallersNameNoCommandLineOptions) {
+  const auto workspace = client.get("/api/v1/scopes/workspace");
+  ASSERT_TRUE(workspace);
+  EXPECT_EQ(workspace->status, 400) << workspace->body;
+  const std::string says = body_of(workspace)["message"];
+  EXPECT_NE(says.find("?workspace="), std::string::npos) << says;
+  EXPECT_EQ(says.find("--"), std::string::npos) << says;
+
+  const auto save =
+      client.patch("/api/v1/scopes/workspace", R"({"set": {"model": "x"}})", if_match("0"));
+  ASSERT_TRUE(save);
+  EXPECT_EQ(save->status, 400) << save->body;
+  EXPECT_EQ(save->body.find("--"), std::string::npos) << save->body;
+
+  const auto explain = client.get("/api/v1/explain?workspace=/");
+  ASSERT_TRUE(explain);
+  EXPECT_EQ(explain->status, 409) << explain->body;
+  EXPECT_NE(explain->body.find("workspace-is-root"), std::string::npos) << explain->body;
+  EXPECT_EQ(explain->body.find("--workspace"), std::string::npos) << explain->body;
+}
+
+TEST_F(Api, RulesThatDoNotParseAre422AndNotSaved) {
+  const auto put =
+      client.put("/api/v1/scopes/user", R"j({"permissions": {"deny": ["Bash("]}})j", if_match("0"));
+  ASSERT_TRUE(put);
+  EXPECT_EQ(put->status, 422) << put->body;
+  EXPECT_EQ(body_of(put)["diagnostics"][0]["key"], "permissions.deny.0");
+  for (const std::string rule : {R"j("bash(rm:*)")j", R"j("Bash(rm\u0000x)")j"}) {
+    const auto patch = client.patch(
+        "/api/v1/scopes/user", R"({"set": {"permissions.ask": [)" + rule + "]}}", if_match("0"));
+    ASSERT_TRUE(patch);
+    EXPECT_EQ(patch->status, 422) << rule << ": " << patch->body;
+    EXPECT_EQ(body_of(patch)["diagnostics"][0]["key"], "permissions.ask.0");
+  }
+  EXPECT_FALSE(std::filesystem::exists(user_path()));
 }
 
 TEST_F(Api, PatchSetsAndUnsetsInOneSave) {
   ASSERT_EQ(service.holdfast({"settings", "set", "model", "\"old\""}).exit_code, 0);
   const auto r =
-      client->Patch("/api/v1/scopes/user", if_match("\"1\""),
-                    R"({"set": {"tools.executionSandbox.network": "closed"}, "unset": ["model"]})",
-                    "application/json");
+      client.patch("/api/v1/scopes/user",
+                   R"({"set": {"tools.executionSandbox.network": "closed"}, "unset": ["model"]})",
+                   if_match("\"1\""));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(body_of(r)["revision"], 2);
@@ -155,23 +243,22 @@ TEST_F(Api, PatchSetsAndUnsetsInOneSave) {
 }
 
 TEST_F(Api, PatchWithoutIfMatchIs428) {
-  const auto r =
-      client->Patch("/api/v1/scopes/user", R"({"set": {"model": "x"}})", "application/json");
+  const auto r = client.patch("/api/v1/scopes/user", R"({"set": {"model": "x"}})");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 428);
 }
 
 TEST_F(Api, OfTwoClientsThatReadTheSameRevisionTheSecondToSaveGets412) {
   auto other = service.unix_client();
-  const std::string seen = client->Get("/api/v1/scopes/user")->get_header_value("ETag");
-  ASSERT_EQ(other->Get("/api/v1/scopes/user")->get_header_value("ETag"), seen);
+  const std::string seen = client.get("/api/v1/scopes/user")->header("ETag");
+  ASSERT_EQ(other.get("/api/v1/scopes/user")->header("ETag"), seen);
 
-  const auto first = client->Patch("/api/v1/scopes/user", if_match(seen),
-                                   R"({"set": {"model": "first"}})", "application/json");
+  const auto first =
+      client.patch("/api/v1/scopes/user", R"({"set": {"model": "first"}})", if_match(seen));
   ASSERT_TRUE(first);
   EXPECT_EQ(first->status, 200);
-  const auto second = other->Patch("/api/v1/scopes/user", if_match(seen),
-                                   R"({"set": {"model": "second"}})", "application/json");
+  const auto second =
+      other.patch("/api/v1/scopes/user", R"({"set": {"model": "second"}})", if_match(seen));
   ASSERT_TRUE(second);
   EXPECT_EQ(second->status, 412);
   EXPECT_EQ(body_of(second)["document"]["model"], "first");
@@ -179,51 +266,150 @@ TEST_F(Api, OfTwoClientsThatReadTheSameRevisionTheSecondToSaveGets412) {
 }
 
 TEST_F(Api, BadRequestsAnswerJsonErrors) {
-  const auto scope = client->Get("/api/v1/scopes/nonsense");
+  const auto scope = client.get("/api/v1/scopes/nonsense");
   ASSERT_TRUE(scope);
   EXPECT_EQ(scope->status, 400);
   EXPECT_NE(body_of(scope)["message"].get<std::string>().find("unknown scope"), std::string::npos);
 
-  const auto workspace = client->Get("/api/v1/scopes/workspace");
-  ASSERT_TRUE(workspace);
-  EXPECT_EQ(workspace->status, 400) << workspace->body;
-
-  const auto relative = client->Get("/api/v1/settings?workspace=relative/dir");
+  const auto relative = client.get("/api/v1/settings?workspace=relative/dir");
   ASSERT_TRUE(relative);
   EXPECT_EQ(relative->status, 400);
 
-  const auto events = client->Get("/api/v1/events?workspace=relative/dir");
+  const auto events = client.get("/api/v1/events?workspace=relative/dir");
   ASSERT_TRUE(events);
   EXPECT_EQ(events->status, 400);
 
-  const auto missing = client->Get("/api/v1/nothing");
+  const auto escape = client.get("/api/v1/settings?workspace=%zz");
+  ASSERT_TRUE(escape);
+  EXPECT_EQ(escape->status, 400);
+
+  const auto missing = client.get("/api/v1/nothing");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
   EXPECT_EQ(body_of(missing)["error"], "not_found");
+
+  const auto method = client.send({"DELETE", "/api/v1/scopes/user", {}, "", ""});
+  ASSERT_TRUE(method);
+  EXPECT_EQ(method->status, 405);
+  EXPECT_EQ(method->header("Allow"), "GET, PUT, PATCH");
 }
 
 TEST_F(Api, WorkspaceScopeIsReadAndSavedForTheNamedWorkspace) {
   const auto workspace = service.dir() / "project";
   std::filesystem::create_directories(workspace);
   const std::string query = "?workspace=" + workspace.string();
-  const auto saved = client->Patch("/api/v1/scopes/workspace" + query, if_match("0"),
-                                   R"({"set": {"model": "ws"}})", "application/json");
+  const auto saved = client.patch("/api/v1/scopes/workspace" + query, R"({"set": {"model": "ws"}})",
+                                  if_match("0"));
   ASSERT_TRUE(saved);
   ASSERT_EQ(saved->status, 200) << saved->body;
-  const auto settings = client->Get("/api/v1/settings" + query);
+  const auto settings = client.get("/api/v1/settings" + query);
   EXPECT_EQ(body_of(settings)["origins"]["model"], "workspace");
   EXPECT_TRUE(std::filesystem::exists(workspace / ".holdfast" / "settings.json"));
+}
+
+// Waits (on the event stream, not a clock) until the service has seen the
+// user scope at `revision`.
+void wait_for_revision(HttpConnection& events, int revision) {
+  for (;;) {
+    const auto event = events.next_event();
+    ASSERT_TRUE(event) << "no event for revision " << revision;
+    const json data = json::parse(holdfast::testing::event_data(*event));
+    if (data["revisions"]["user"] == revision) return;
+  }
+}
+
+// The saves the service saw, newest first, with the keys each changed; an
+// earlier one goes back as an ordinary save with If-Match: a new revision
+// holding the earlier document.
+TEST_F(Api, HistoryListsTheSavesSeenAndAnEarlierOneGoesBackThroughIfMatch) {
+  HttpConnection events = service.unix_client();
+  const auto stream = events.open_stream({"GET", "/api/v1/events", {}, "", ""});
+  ASSERT_TRUE(stream);
+  ASSERT_EQ(stream->status, 200);
+  ASSERT_TRUE(events.next_event());  // the state it starts from
+  ASSERT_EQ(service.holdfast({"settings", "set", "tools.executionSandbox.network", "\"closed\""})
+                .exit_code,
+            0);
+  wait_for_revision(events, 1);
+  ASSERT_EQ(
+      service.holdfast({"settings", "set", "tools.executionSandbox.network", "\"open\""}).exit_code,
+      0);
+  // (Saves closer together than the watcher looks may show as the last.)
+  wait_for_revision(events, 2);
+  ASSERT_EQ(service.holdfast({"settings", "set", "model", "\"m\""}).exit_code, 0);
+  wait_for_revision(events, 3);
+
+  const auto history = client.get("/api/v1/scopes/user/history");
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->status, 200) << history->body;
+  const json entries = body_of(history)["entries"];
+  // Newest first, back to the file's absence when the service started.
+  ASSERT_EQ(entries.size(), 4u) << entries.dump();
+  EXPECT_EQ(entries[0]["revision"], 3);
+  EXPECT_EQ(entries[0]["keys"], json::array({"model"}));
+  EXPECT_EQ(entries[1]["revision"], 2);
+  EXPECT_EQ(entries[1]["keys"], json::array({"tools.executionSandbox.network"}));
+  EXPECT_EQ(entries[2]["revision"], 1);
+  EXPECT_FALSE(entries[3]["exists"].get<bool>());
+
+  const auto first = client.get("/api/v1/scopes/user/history/" + entries[2]["id"].dump());
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  const json earlier = body_of(first)["document"];
+  EXPECT_EQ(earlier, json::parse(R"({"tools": {"executionSandbox": {"network": "closed"}}})"));
+
+  // Back, against a stale revision: refused like any save.
+  const auto stale = client.put("/api/v1/scopes/user", earlier.dump(), if_match("2"));
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->status, 412);
+  const auto back = client.put("/api/v1/scopes/user", earlier.dump(), if_match("3"));
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->status, 200) << back->body;
+  json expected = earlier;
+  expected["$revision"] = 4;
+  EXPECT_EQ(user_file(), expected);
+}
+
+// What a command may read, write and reach, part by part with where it
+// came from, without a workspace, the built-in default included.
+TEST_F(Api, TheEffectiveSandboxSaysWhereEachPartCameFrom) {
+  const auto none = client.get("/api/v1/sandbox");
+  ASSERT_TRUE(none);
+  ASSERT_EQ(none->status, 200) << none->body;
+  const json policy = body_of(none)["policy"];
+  EXPECT_EQ(policy["form"], "built-in default");
+  EXPECT_EQ(policy["network"], "closed");
+  EXPECT_EQ(policy["networkOrigin"], "built-in default");
+  EXPECT_EQ(policy["unixSockets"], "pairs");
+  EXPECT_NE(std::find(policy["filesystem"].begin(), policy["filesystem"].end(),
+                      json({{"key", ":workspace"},
+                            {"written", ":workspace"},
+                            {"access", "write"},
+                            {"origin", "built-in default"}})),
+            policy["filesystem"].end())
+      << policy.dump();
+
+  // The network opened in the user scope: Unix sockets follow, and say so.
+  ASSERT_EQ(
+      service.holdfast({"settings", "set", "tools.executionSandbox.network", "\"open\""}).exit_code,
+      0);
+  const json open = body_of(client.get("/api/v1/sandbox"))["policy"];
+  EXPECT_EQ(open["networkOrigin"], "user");
+  EXPECT_EQ(open["unixSockets"], "allow");
+  EXPECT_EQ(open["unixSocketsOrigin"], "built-in default with the network open");
+  EXPECT_NE(open["unixSocketsReach"].get<std::string>().find("every host Unix socket"),
+            std::string::npos);
 }
 
 TEST_F(Api, LaunchesAreTheLastRecordsOfTheLog) {
   holdfast::testing::write_file(service.state_dir() / "launches.jsonl",
                                 "{\"n\": 1}\n{\"n\": 2}\nnot json\n{\"n\": 3}\n");
-  const auto r = client->Get("/api/v1/launches?limit=2");
+  const auto r = client.get("/api/v1/launches?limit=2");
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(body_of(r)["records"], json::parse(R"([{"n": 2}, {"n": 3}])"));
   EXPECT_EQ(body_of(r)["skipped"], 1);
-  EXPECT_EQ(client->Get("/api/v1/launches?limit=0")->status, 400);
+  EXPECT_EQ(client.get("/api/v1/launches?limit=0")->status, 400);
 }
 
 // The check route answers with the operator's rules, as `holdfast check`
@@ -246,35 +432,31 @@ TEST_F(Api, CheckDecidesWithTheRulesAsTheCliDoes) {
   for (const Case& c : std::vector<Case>{{"Read", "/etc/shadow", "deny", "Read(//etc/shadow)"},
                                          {"Bash", "ls -l", "allow", "Bash(ls:*)"},
                                          {"Bash", "curl example.org", "ask", nullptr}}) {
-    const auto r = client->Post(
-        "/api/v1/check",
-        json({{"tool", c.tool},
-              {"argument", c.argument},
-              {"workspace", workspace},
-              {"cwd", workspace}})
-            .dump(),
-        "application/json");
+    const auto r = client.post("/api/v1/check", json({{"tool", c.tool},
+                                                      {"argument", c.argument},
+                                                      {"workspace", workspace},
+                                                      {"cwd", workspace}})
+                                                    .dump());
     ASSERT_TRUE(r);
     ASSERT_EQ(r->status, 200) << r->body;
     EXPECT_EQ(body_of(r)["decision"], c.decision) << c.tool << " " << c.argument;
     EXPECT_EQ(body_of(r)["rule"], c.rule) << c.tool << " " << c.argument;
-    const auto cli =
-        service.holdfast({"check", "--json", "--workspace", workspace, "--cwd", workspace, c.tool,
-                          c.argument});
-    ASSERT_TRUE(json::accept(cli.out)) << "holdfast check exited " << cli.exit_code << ": "
-                                       << cli.err;
+    const auto cli = service.holdfast(
+        {"check", "--json", "--workspace", workspace, "--cwd", workspace, c.tool, c.argument});
+    ASSERT_TRUE(json::accept(cli.out))
+        << "holdfast check exited " << cli.exit_code << ": " << cli.err;
     const json expected = json::parse(cli.out);
     EXPECT_EQ(expected["decision"], c.decision) << c.tool << " " << c.argument;
     EXPECT_EQ(body_of(r)["reason"], expected["reason"]);
   }
-  const auto missing = client->Post("/api/v1/check", R"({"argument": "x"})", "application/json");
+  const auto missing = client.post("/api/v1/check", R"({"argument": "x"})");
   EXPECT_EQ(missing->status, 400);
 }
 
 TEST_F(Api, ExplainCarriesTheTextOfRunExplain) {
   const auto workspace = service.dir() / "project";
   std::filesystem::create_directories(workspace);
-  const auto r = client->Get("/api/v1/explain?workspace=" + workspace.string());
+  const auto r = client.get("/api/v1/explain?workspace=" + workspace.string());
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   const json body = body_of(r);
@@ -284,6 +466,22 @@ TEST_F(Api, ExplainCarriesTheTextOfRunExplain) {
   EXPECT_EQ(body["text"], cli.out);
   EXPECT_EQ(body["policy"]["form"], "built-in default");
   EXPECT_FALSE(body["seccomp"].empty());
+}
+
+// The page's effective-sandbox view lists what is hidden, as data: a
+// credential store made in the service's home is among the hidden paths.
+TEST_F(Api, ExplainListsTheHiddenCredentialStores) {
+  const auto workspace = service.dir() / "project";
+  std::filesystem::create_directories(workspace);
+  std::filesystem::create_directories(service.dir() / "home" / ".aws");
+  const auto r = client.get("/api/v1/explain?workspace=" + workspace.string());
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json hidden = body_of(r)["protection"]["credentials"]["hidden"];
+  const auto aws = std::filesystem::canonical(service.dir() / "home" / ".aws").string();
+  EXPECT_NE(std::find(hidden.begin(), hidden.end(), json{{"store", "aws"}, {"path", aws}}),
+            hidden.end())
+      << hidden.dump();
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 #include "tests/service/service_process.hpp"
 
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "tests/support/process.hpp"
@@ -12,6 +12,11 @@ namespace holdfast::testing {
 
 namespace fs = std::filesystem;
 
+std::string holdfast_binary() {
+  const char* other = std::getenv("HOLDFAST_SERVICE_TEST_BINARY");
+  return other != nullptr && other[0] != '\0' ? other : HOLDFAST_BINARY;
+}
+
 std::string read_line(int fd) {
   std::string line;
   char c = 0;
@@ -19,19 +24,25 @@ std::string read_line(int fd) {
   return line;
 }
 
-ServiceProcess::ServiceProcess(std::vector<std::string> args) {
+ServiceProcess::ServiceProcess(std::vector<std::string> args,
+                               std::map<std::string, std::string> env, fs::path cwd) {
   for (const char* sub : {"config", "system", "state", "home", "run"}) {
     fs::create_directories(dir_ / sub);
   }
+  // holdfast refuses a state directory others can read (launch records).
+  fs::permissions(dir_ / "state", fs::perms::owner_all, fs::perm_options::replace);
+  fs::permissions(dir_ / "run", fs::perms::owner_all);  // as XDG_RUNTIME_DIR is
   env_ = {{"HOLDFAST_CONFIG_DIR", (dir_ / "config").string()},
           {"HOLDFAST_SYSTEM_DIR", (dir_ / "system").string()},
           {"HOLDFAST_STATE_DIR", (dir_ / "state").string()},
           {"HOME", (dir_ / "home").string()},
           {"XDG_RUNTIME_DIR", (dir_ / "run").string()},
           {"PATH", "/usr/bin:/bin"}};
+  for (auto& [name, value] : env) env_[name] = value;
   base::SpawnRequest request;
-  request.argv = {HOLDFAST_BINARY, "serve"};
+  request.argv = {holdfast_binary(), "serve"};
   request.argv.insert(request.argv.end(), args.begin(), args.end());
+  request.cwd = std::move(cwd);
   request.environment.emplace();
   for (const auto& [name, value] : env_) request.environment->push_back(name + "=" + value);
   Pipe out;
@@ -57,15 +68,9 @@ int ServiceProcess::stop() {
   return exit_code_of(child_.wait());
 }
 
-std::unique_ptr<httplib::Client> ServiceProcess::unix_client() const {
-  auto client = std::make_unique<httplib::Client>(socket().string());
-  client->set_address_family(AF_UNIX);
-  return client;
-}
-
 ServiceProcess::Result ServiceProcess::holdfast(std::vector<std::string> args,
                                                 const std::optional<fs::path>& cwd) const {
-  args.insert(args.begin(), HOLDFAST_BINARY);
+  args.insert(args.begin(), holdfast_binary());
   const CommandResult r = run_command(args, env_, cwd);
   return Result{r.exit_code, r.out, r.err};
 }

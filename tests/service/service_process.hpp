@@ -1,27 +1,36 @@
 // The real `holdfast serve` as a child process for tests: its settings,
 // state and runtime directories in a temp directory, readiness taken from
 // the "listening on" line it prints (no sleeping), SIGTERM at the end.
+//
+// The program is the build's holdfast (HOLDFAST_BINARY), or the one
+// HOLDFAST_SERVICE_TEST_BINARY names: to run these tests against another
+// build, e.g. to see a test fail on an older one.
 #pragma once
-
-#include <httplib.h>
 
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/process.hpp"
+#include "tests/service/http_client.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace holdfast::testing {
 
+// The holdfast program the service tests run.
+std::string holdfast_binary();
+
 class ServiceProcess {
  public:
   // `args` after `holdfast serve`; without --listen or --socket the socket
-  // is DIR/run/holdfast/holdfast.sock.
-  explicit ServiceProcess(std::vector<std::string> args = {});
+  // is DIR/run/holdfast/holdfast.sock. `env` is added to (or replaces in)
+  // the environment the service runs with.
+  // `cwd`: where it runs (ours when empty).
+  explicit ServiceProcess(std::vector<std::string> args = {},
+                          std::map<std::string, std::string> env = {},
+                          std::filesystem::path cwd = {});
   ~ServiceProcess();
   ServiceProcess(const ServiceProcess&) = delete;
   ServiceProcess& operator=(const ServiceProcess&) = delete;
@@ -35,12 +44,13 @@ class ServiceProcess {
   std::filesystem::path socket() const { return dir_ / "run" / "holdfast" / "holdfast.sock"; }
   // What the service printed after "listening on ".
   const std::string& where() const { return where_; }
+  pid_t pid() const { return child_.pid(); }
 
   // SIGTERM, then the exit code.
   int stop();
 
-  // A client on the Unix socket.
-  std::unique_ptr<httplib::Client> unix_client() const;
+  // A connection to the Unix socket.
+  HttpConnection unix_client() const { return HttpConnection::unix_socket(socket()); }
 
   // Runs `holdfast ARGS` with the service's environment.
   struct Result {

@@ -195,6 +195,30 @@ TEST_F(Cli, InvalidFileExitsFourAndIsNeverRewritten) {
   EXPECT_EQ(read_file(user_file()), "");
 }
 
+// A permission rule that the gatekeeper could not read is refused where it
+// is saved and reported by validate, at its line and column: saved, it
+// would stop every `holdfast check`.
+TEST_F(Cli, RulesThatDoNotParseAreRefusedWhenSavedAndByValidate) {
+  for (const std::string rules : {R"j(["Bash("])j", R"j(["bash(rm:*)"])j",
+                                  R"j(["Bash(rm\u0000x)"])j", R"j(["Read($HOME/x)"])j"}) {
+    const auto set = settings({"set", "permissions.deny", rules});
+    EXPECT_EQ(set.exit_code, 4) << rules << ": " << set.err;
+    EXPECT_NE(set.err.find("at permissions.deny.0: expected a permission rule"), std::string::npos)
+        << set.err;
+    EXPECT_FALSE(fs::exists(user_file())) << rules;
+  }
+  fs::create_directories(config_dir());
+  write_file(user_file(), "{\"permissions\": {\"ask\": [\"Edit\",\n  \"WebFetch(x.org)\"]}}\n");
+  const auto validate = settings({"validate", "--scope", "user"});
+  EXPECT_EQ(validate.exit_code, 4);
+  EXPECT_NE(validate.err.find(user_file().string() +
+                              ":2:3: error: at permissions.ask.1: expected a permission rule, "
+                              "Tool or Tool(specifier), found \"WebFetch(x.org)\": a WebFetch "
+                              "specifier is domain:HOST"),
+            std::string::npos)
+      << validate.err;
+}
+
 TEST_F(Cli, ValidateCleanScopesExitsZeroAndReportsWarnings) {
   ASSERT_EQ(settings({"set", "--scope", "workspace", "permissions.allow", "[\"Bash\"]"}).exit_code,
             0);

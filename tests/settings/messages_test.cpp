@@ -1,6 +1,6 @@
 // Failures of the writer and the lock say what happened to which file, and
 // carry no system error that did not happen. Each failure is real: a lock
-// deadlock the kernel refuses, an fsync that a seccomp filter (libseccomp)
+// another process holds past the bound, an fsync that a seccomp filter (libseccomp)
 // fails with EIO, a directory or a FIFO where a settings file should be.
 #include <gtest/gtest.h>
 #include <seccomp.h>
@@ -25,52 +25,43 @@ using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
 
-// Takes the lock on `first`, reports it, waits for the go, then takes the
-// lock on `second`. Writes what the second lock threw to `report`; exit 1
-// when it threw.
-int lock_in_order(const fs::path& first, const fs::path& second, testing::Pipe& held,
-                  testing::Pipe& go, const fs::path& report) {
-  const ScopeLock lock(first);
-  held.send('x');
-  char unused = 0;
-  if (!go.receive(unused)) return 2;
-  try {
-    const ScopeLock also(second);
-  } catch (const std::exception& e) {
-    write_file(report, e.what());
-    return 1;
-  }
-  return 0;
-}
-
-TEST(Messages, LockFailureNamesTheLockFile) {
-  // Two processes take the same two scope locks in opposite orders: the
-  // kernel refuses the request that would close the cycle (EDEADLK), a real
-  // lock failure like ENOLCK on a file system without POSIX locks.
+// A save waits for the scope's lock a bounded time: then the failure names
+// the lock file and the process that holds it (F_GETLK), and whoever waits
+// is told once, at the start, whom it waits for.
+TEST(Messages, LockTimeoutNamesTheLockFileAndItsHolder) {
   TempDir dir;
   const fs::path user = dir / "user.json";
-  const fs::path system = dir / "system.json";
-  testing::Pipe a_held, b_held, a_go, b_go;
-  const pid_t a = testing::fork_child(
-      [&] { return lock_in_order(user, system, a_held, a_go, dir / "a.report"); });
-  const pid_t b = testing::fork_child(
-      [&] { return lock_in_order(system, user, b_held, b_go, dir / "b.report"); });
+  testing::Pipe held, go;
+  const pid_t holder = testing::fork_child([&] {
+    const ScopeLock lock(user);
+    held.send('x');
+    char unused = 0;
+    go.receive(unused);
+    return 0;
+  });
   char unused = 0;
-  ASSERT_TRUE(a_held.receive(unused));
-  ASSERT_TRUE(b_held.receive(unused));
-  a_go.send('x');
-  b_go.send('x');
-  const int a_exit = testing::wait_exit_code(a);
-  const int b_exit = testing::wait_exit_code(b);
-  // Exactly one of them was refused; the other got its lock once the
-  // refused one had exited.
-  ASSERT_EQ((a_exit == 1) + (b_exit == 1), 1) << a_exit << " " << b_exit;
-  EXPECT_EQ(a_exit + b_exit, 1);
-  const bool a_refused = a_exit == 1;
-  const std::string message = read_file(dir / (a_refused ? "a.report" : "b.report"));
-  const fs::path lock_file = ScopeLock::lock_path_for(a_refused ? system : user);
-  EXPECT_NE(message.find(lock_file.string()), std::string::npos) << message;
-  EXPECT_NE(message.find(std::strerror(EDEADLK)), std::string::npos) << message;
+  ASSERT_TRUE(held.receive(unused));
+  LockWait wait;
+  wait.bound = std::chrono::milliseconds(200);
+  std::vector<std::string> told;
+  wait.on_wait = [&](const fs::path& lock, const std::string& who) {
+    told.push_back(lock.string() + " " + who);
+  };
+  const std::string pid = "pid " + std::to_string(holder);
+  try {
+    const ScopeLock lock(user, wait);
+    ADD_FAILURE() << "the lock was taken while another process held it";
+  } catch (const LockTimeout& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(ScopeLock::lock_path_for(user).string()), std::string::npos) << message;
+    EXPECT_NE(message.find("held by " + pid), std::string::npos) << message;
+    EXPECT_NE(message.find("nothing was saved"), std::string::npos) << message;
+  }
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_NE(told[0].find(pid), std::string::npos) << told[0];
+  go.send('x');
+  EXPECT_EQ(testing::wait_exit_code(holder), 0);
+  const ScopeLock free_now(user, wait);  // released: taken at once
 }
 
 // Makes every later fsync fail with EIO in this process.

@@ -112,8 +112,9 @@ Started start_command(const Command& command) {
   started.err = command.err;
   started.pid = ::fork();
   if (started.pid == 0) {
-    const int in = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(command.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int in = ::open(command.in ? command.in->c_str() : "/dev/null", O_RDONLY);
+    const int out = ::open(command.out.c_str(),
+                           O_WRONLY | O_CREAT | (command.append_out ? O_APPEND : O_TRUNC), 0644);
     const int err = ::open(command.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (in < 0 || out < 0 || err < 0 || ::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 ||
         ::dup2(err, 2) < 0) {

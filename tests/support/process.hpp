@@ -82,8 +82,9 @@ struct CommandResult {
 };
 
 // A program to start. argv[0] is a path (no PATH search); `env` is its whole
-// environment; stdin is /dev/null, stdout and stderr go to the files `out`
-// and `err`.
+// environment; stdin is /dev/null (or `in`, opened read-only: a file or a
+// directory), stdout and stderr go to the files `out` and `err` (truncated,
+// or appended to with `append_out`).
 struct Command {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
@@ -91,6 +92,8 @@ struct Command {
   std::optional<uid_t> uid;                  // drop to this uid and gid (setgroups, setgid, setuid)
   std::filesystem::path out;
   std::filesystem::path err;
+  std::optional<std::filesystem::path> in = std::nullopt;
+  bool append_out = false;
 };
 
 // A started program; wait_command collects it.

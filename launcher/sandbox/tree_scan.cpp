@@ -1,0 +1,171 @@
+#include "launcher/sandbox/tree_scan.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <deque>
+
+#include "base/fd.hpp"
+#include "launcher/sandbox/host_facts.hpp"
+#include "launcher/sandbox/paths.hpp"
+
+namespace holdfast::sandbox {
+
+namespace {
+
+struct Entry64 {  // struct linux_dirent64
+  ino64_t d_ino;
+  off64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[1];
+};
+
+bool skipped(std::string_view name) {
+  return std::find(std::begin(kRepoScanSkipped), std::end(kRepoScanSkipped), name) !=
+         std::end(kRepoScanSkipped);
+}
+
+// The parts of the bare-repository layout seen in one directory.
+struct BareLayout {
+  bool head = false;
+  bool objects = false;
+  bool refs = false;
+  bool complete() const { return head && objects && refs; }
+};
+
+}  // namespace
+
+void scan_tree(const std::string& root, const ProtectedNames& names, std::size_t& budget,
+               TreeScan& scan) {
+  scan.roots.push_back(root);
+  std::deque<std::string> todo = {root};
+  alignas(8) char buffer[16384];
+  while (!todo.empty()) {
+    const bool is_root = todo.front() == root && scan.listed.count(root) == 0;
+    if (budget == 0 && !is_root) {
+      scan.complete = false;
+      break;
+    }
+    const std::string dir = std::move(todo.front());
+    todo.pop_front();
+    if (budget > 0) --budget;
+    ++scan.directories;
+    // O_NOFOLLOW: a directory swapped for a symlink since it was listed is
+    // not followed out of the root. Gone, replaced or unreadable to this
+    // user: nothing of it can be protected, and the launch does not stop
+    // for what it cannot see.
+    const base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) continue;
+    scan.listed.insert(dir);
+    BareLayout bare;
+    // getdents64 itself: readdir() would allocate a buffer per directory.
+    for (;;) {
+      const long n = ::syscall(SYS_getdents64, fd.get(), buffer, sizeof buffer);
+      if (n <= 0) break;
+      for (long at = 0; at < n;) {
+        const auto* entry = reinterpret_cast<const Entry64*>(buffer + at);
+        at += entry->d_reclen;
+        const std::string_view name = entry->d_name;
+        if (name == "." || name == "..") continue;
+        unsigned char type = entry->d_type;
+        if (type == DT_UNKNOWN) {
+          struct stat st {};
+          if (::fstatat(fd.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+          type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+        }
+        if (name == "HEAD") bare.head = type == DT_REG || type == DT_LNK;
+        if (name == "objects") bare.objects = type == DT_DIR;
+        if (name == "refs") bare.refs = type == DT_DIR;
+        if (is_protected_component(names, name)) scan.names.push_back(join_path(dir, name));
+        if (name == ".git") {
+          if (dir != root && (type == DT_DIR || type == DT_REG)) {
+            scan.git.push_back(join_path(dir, name));
+          }
+          continue;
+        }
+        if (type != DT_DIR) continue;
+        std::string sub = join_path(dir, name);
+        scan.subdirs.insert(sub);
+        if (!skipped(name)) todo.push_back(std::move(sub));
+      }
+    }
+    if (bare.complete()) scan.bare.push_back(dir);
+  }
+}
+
+namespace {
+
+// True when `dir` did not exist at the first walk, as far as it can tell.
+bool is_new_directory(const TreeScan& before, const std::string& dir) {
+  for (std::string at = dir;; at = parent_path(at)) {
+    if (before.listed.contains(at) || before.subdirs.contains(at)) return false;
+    if (has_path(before.roots, at) || at == "/") return false;
+    const std::string parent = parent_path(at);
+    if (before.listed.contains(parent)) return true;  // read then, and `at` was not in it
+  }
+}
+
+bool created(const TreeScan& before, const std::vector<std::string>& known,
+             const std::string& path) {
+  if (has_path(known, path)) return false;
+  const std::string dir = parent_path(path);
+  return before.listed.contains(dir) || is_new_directory(before, dir);
+}
+
+}  // namespace
+
+TreeChanges compare_scans(const TreeScan& before, const TreeScan& after) {
+  TreeChanges changes;
+  for (const auto& dir : after.bare) {
+    if (has_path(before.bare, dir)) continue;
+    if (before.listed.contains(dir) || is_new_directory(before, dir)) changes.bare.push_back(dir);
+  }
+  for (const auto& git : after.git) {
+    if (created(before, before.git, git)) changes.git.push_back(git);
+  }
+  for (const auto& name : after.names) {
+    // A .git is reported as a repository (a root's own .git cannot be
+    // created: it is guarded).
+    if (split_path(name).back() == ".git") continue;
+    if (created(before, before.names, name)) changes.names.push_back(name);
+  }
+  return changes;
+}
+
+namespace {
+
+bool is_empty_directory(const std::string& path) {
+  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return false;
+  alignas(8) char buffer[512];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, fd.get(), buffer, sizeof buffer);
+    if (n <= 0) return true;
+    for (long at = 0; at < n;) {
+      const auto* entry = reinterpret_cast<const Entry64*>(buffer + at);
+      at += entry->d_reclen;
+      const std::string_view name = entry->d_name;
+      if (name != "." && name != "..") return false;
+    }
+  }
+}
+
+void drop_empty(std::vector<std::string>& paths) { std::erase_if(paths, is_empty_directory); }
+
+}  // namespace
+
+TreeChanges changes_since(const TreeScan& before, const ProtectedNames& names, std::size_t budget) {
+  TreeScan after;
+  for (const auto& root : before.roots) scan_tree(root, names, budget, after);
+  TreeChanges changes = compare_scans(before, after);
+  drop_empty(changes.git);
+  drop_empty(changes.names);
+  return changes;
+}
+
+}  // namespace holdfast::sandbox
