@@ -150,7 +150,8 @@ int show_plan(const RunOptions& options, const LaunchOptions& launch_options) {
     plan = plan_launch(plan_request(launch_options, /*will_run=*/false));
     if (options.require_sandbox) require_operator_policy(plan);
   } catch (const NoTrustedBubblewrap& missing) {
-    return without_bubblewrap(options, launch_options.cwd, missing);
+    return without_bubblewrap(
+        options, launch_options.cwd.empty() ? logical_cwd() : launch_options.cwd, missing);
   } catch (const std::exception&) {
     return refuse(failure_message(std::current_exception()));
   }
@@ -190,7 +191,8 @@ int run(const RunOptions& options) {
   try {
     result = launch(launch_options);
   } catch (const NoTrustedBubblewrap& missing) {
-    return without_bubblewrap(options, launch_options.cwd, missing);
+    return without_bubblewrap(
+        options, launch_options.cwd.empty() ? logical_cwd() : launch_options.cwd, missing);
   } catch (const std::exception&) {
     return refuse(failure_message(std::current_exception()));
   }
