@@ -85,6 +85,8 @@ cmp -s /usr/share/holdfast/settings.schema.json <(/usr/bin/holdfast settings sch
 
 echo "== package-check: holdfast doctor and confined commands from the installed files"
 mkdir -p "$work/config" "$work/state" "$work/system" "$work/workspace" "$work/outside"
+# holdfast refuses a state directory others can read (launch records).
+chmod 700 "$work/state"
 export HOLDFAST_CONFIG_DIR=$work/config HOLDFAST_STATE_DIR=$work/state
 export HOLDFAST_SYSTEM_DIR=$work/system XDG_STATE_HOME=$work/state
 cd "$work/workspace"

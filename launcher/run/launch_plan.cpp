@@ -30,9 +30,16 @@ std::chrono::microseconds since(Clock::time_point start) {
 // — a same-content save, as GUIs autosave — is taken as the file that was
 // read: its owner and mode must pass the same strict-modes check, and
 // admission then checks its links and writability as the file in place.
+// A writer that saves faster than one look at the host (a kilohertz
+// autosave under a slow build) replaces the file between the host facts and
+// the content check, so the path is looked at again, then the content, until
+// both saw the same file: each look is microseconds, and a save that changes
+// the bytes ends the wait at once (the plan starts over from a fresh
+// snapshot).
 void accept_same_content_saves(const settings::Snapshot& snapshot,
                                const settings::SnapshotOptions& options,
                                sandbox::HostFacts& facts) {
+  constexpr int kLooks = 64;
   const uid_t uid =
       options.invoking_uid == static_cast<uid_t>(-1) ? ::getuid() : options.invoking_uid;
   for (auto& file : facts.settings_files) {
@@ -42,13 +49,21 @@ void accept_same_content_saves(const settings::Snapshot& snapshot,
           std::filesystem::absolute(read.path).lexically_normal() != file.facts.path) {
         continue;
       }
-      const auto now = settings::identity_if_unchanged(read);
-      if (!now || sandbox::FileId{now->device, now->inode} != file.facts.id) break;
-      if (options.strict_modes &&
-          settings::check_strict_modes(read.path, now->owner, now->mode, uid)) {
+      sandbox::PathFacts looked = file.facts;
+      for (int look = 0; look < kLooks; ++look) {
+        if (look > 0) looked = sandbox::probe_path(file.facts.path);
+        const auto now = settings::identity_if_unchanged(read);
+        if (!now) break;  // new bytes: not a same-content save
+        if (sandbox::FileId{now->device, now->inode} != looked.id) continue;
+        if (options.strict_modes &&
+            settings::check_strict_modes(read.path, now->owner, now->mode, uid)) {
+          break;
+        }
+        file.facts = std::move(looked);
+        file.read = file.facts.id;
         break;
       }
-      file.read = file.facts.id;
+      break;
     }
   }
 }

@@ -211,7 +211,7 @@ async function save(revision) {
   } finally {
     state.saving = false;
   }
-  await Promise.all([refreshSettings().then(refreshSandbox), checkScope(), refreshHistory()]);
+  await Promise.all([refreshSettings().then(refreshSandbox), checkScope().then(refreshHistory)]);
 }
 
 function showConflict(theirs, yours) {
@@ -274,7 +274,9 @@ let lastError = '';
 function onEvent(name, data) {
   if (name === 'change') {
     lastError = '';
-    Promise.all([refreshSettings().then(refreshSandbox), checkScope(), refreshHistory()]);
+    // The history marks the revision in the form: drawn after checkScope
+    // has loaded a newer one, not beside it.
+    Promise.all([refreshSettings().then(refreshSandbox), checkScope().then(refreshHistory)]);
   } else if (name === 'error' && data !== lastError) {
     // Said once, not at every repetition: it would drown what the
     // operator just did.

@@ -152,7 +152,10 @@ class OtherUserServer:
 
         self.process = subprocess.Popen(
             ["/usr/bin/python3", "-c", source, str(service_port)], stdout=subprocess.PIPE,
-            stdin=subprocess.DEVNULL, cwd="/", preexec_fn=become_nobody)
+            stdin=subprocess.DEVNULL, cwd="/", preexec_fn=become_nobody,
+            # Unbuffered: wait_for selects on the pipe, and a line already
+            # pulled into a reader's buffer would never make it readable.
+            bufsize=0)
         line = self.process.stdout.readline().decode()
         if not line.startswith("listening "):
             self.stop()

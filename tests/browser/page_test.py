@@ -474,13 +474,23 @@ class PageTest(unittest.TestCase):
         for revision, network in ((1, "closed"), (2, "open")):
             self.service.cli("settings", "set", "tools.executionSandbox.network", f'"{network}"')
             self.wait(lambda: self.loaded_revision() == revision, f"revision {revision} shown")
-        self.wait(lambda: len(self.browser.find_elements("css selector", "#history-table .history-load")) == 1,
+        revision_1 = '#history-table .history-load[data-revision="1"]'
+        self.wait(lambda: len(self.browser.find_elements("css selector", "#history-table .history-load")) == 1
+                  and len(self.browser.find_elements("css selector", revision_1)) == 1,
                   "revision 1 offered")
         rows = self.read(lambda: [row.text for row in self.by_id("history-table").find_elements("css selector", "tbody tr")])
         self.assertIn("tools.executionSandbox.network", rows[0])
         self.assertTrue(rows[0].startswith("2"), rows)
         self.assertTrue(rows[1].startswith("1"), rows)
-        self.browser.find_element("css selector", '#history-table .history-load[data-revision="1"]').click()
+        # The table is drawn again when the save's event arrives: find and
+        # click in one step, again if the row was replaced meanwhile.
+        def load_revision_1():
+            found = self.browser.find_elements("css selector", revision_1)
+            if not found:
+                return False
+            found[0].click()
+            return True
+        self.wait(load_revision_1, "revision 1 loaded")
         self.wait(lambda: self.by_id("network").get_attribute("value") == "closed", "revision 1 in the form")
         self.assertIn("Save makes it revision 3", self.status_text())
         self.by_id("save").click()

@@ -16,6 +16,7 @@
 #include "settings/errors.hpp"
 #include "settings/key_path.hpp"
 #include "settings/snapshot.hpp"
+#include "tests/snapshot/writer_steps.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -24,24 +25,18 @@ namespace holdfast::settings {
 namespace {
 
 using holdfast::testing::Child;
+using holdfast::testing::still_running;
 using holdfast::testing::TempDir;
 using holdfast::testing::write_file;
+using holdfast::testing::write_new;
 
-const std::string kPolicyA =
+const std::string kLegacyPolicyA =
     R"({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}}, "n": "a"})";
-const std::string kPolicyB =
+const std::string kLegacyPolicyB =
     R"({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}}, "n": "b"})";
 
 void write_fd(int fd, const std::string& text) {
   if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) _exit(3);
-}
-
-// A writer's own new file: created (or truncated) and written whole.
-void write_new(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) _exit(2);
-  write_fd(fd, text);
-  ::close(fd);
 }
 
 // Writers save at about this rate: far faster than any person or GUI, and
@@ -55,7 +50,7 @@ const timespec kBetweenSaves{0, 100'000};
   const std::string temp = target.string() + ".tmp";
   const std::string backup = target.string() + ".orig";
   for (std::uint64_t i = 0;; ++i) {
-    write_new(temp, i % 2 == 0 ? kPolicyA : kPolicyB);
+    write_new(temp, i % 2 == 0 ? kLegacyPolicyA : kLegacyPolicyB);
     if (::rename(target.c_str(), backup.c_str()) != 0) _exit(4);
     if (::rename(temp.c_str(), target.c_str()) != 0) _exit(5);
     if (paced) ::nanosleep(&kBetweenSaves, nullptr);
@@ -69,7 +64,7 @@ const timespec kBetweenSaves{0, 100'000};
     const int fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0) _exit(2);
     ::nanosleep(&pause, nullptr);
-    write_fd(fd, i % 2 == 0 ? kPolicyA : kPolicyB);
+    write_fd(fd, i % 2 == 0 ? kLegacyPolicyA : kLegacyPolicyB);
     ::close(fd);
     ::nanosleep(&kBetweenSaves, nullptr);
   }
@@ -83,7 +78,7 @@ const timespec kBetweenSaves{0, 100'000};
   const std::string temp = target.string() + ".next";
   const std::string backup = target.string() + ".prev";
   for (std::uint64_t i = 0;; ++i) {
-    write_new(temp, i % 2 == 0 ? kPolicyA : kPolicyB);
+    write_new(temp, i % 2 == 0 ? kLegacyPolicyA : kLegacyPolicyB);
     if (::rename(target.c_str(), backup.c_str()) != 0) _exit(4);
     ::nanosleep(&pause, nullptr);
     if (::rename(temp.c_str(), target.c_str()) != 0) _exit(5);
@@ -107,7 +102,7 @@ const timespec kGap{0, 20'000'000};
     std::error_code ec;
     fs::remove_all(fresh, ec);
     if (::mkdir(fresh.c_str(), 0755) != 0) _exit(2);
-    write_new((fresh / "settings.json").string(), i % 2 == 0 ? kPolicyA : kPolicyB);
+    write_new((fresh / "settings.json").string(), i % 2 == 0 ? kLegacyPolicyA : kLegacyPolicyB);
     if (::rename(directory.c_str(), old.c_str()) != 0) _exit(4);
     ::nanosleep(&kGap, nullptr);
     if (::rename(fresh.c_str(), directory.c_str()) != 0) _exit(5);
@@ -124,7 +119,7 @@ const timespec kGap{0, 20'000'000};
   for (std::uint64_t i = 0;; ++i) {
     const std::string next = link.string() + "." + std::to_string(i % 2) + ".real";
     const std::string current = link.string() + "." + std::to_string((i + 1) % 2) + ".real";
-    write_new(next, i % 2 == 0 ? kPolicyA : kPolicyB);
+    write_new(next, i % 2 == 0 ? kLegacyPolicyA : kLegacyPolicyB);
     ::unlink(current.c_str());  // the link dangles
     ::nanosleep(&kGap, nullptr);
     if (::unlink(link.c_str()) != 0) _exit(4);  // no link at all
@@ -132,13 +127,6 @@ const timespec kGap{0, 20'000'000};
     if (::symlink(next.c_str(), link.c_str()) != 0) _exit(5);
     ::nanosleep(&kGap, nullptr);
   }
-}
-
-// True while `pid` (our child) has not exited: a writer that died early
-// would make every count below meaningless.
-bool still_running(pid_t pid) {
-  int status = 0;
-  return ::waitpid(pid, &status, WNOHANG) == 0;
 }
 
 class LegacyWriterTest : public ::testing::Test {
@@ -149,7 +137,7 @@ class LegacyWriterTest : public ::testing::Test {
     paths_.state_dir = dir_ / "state";
     std::filesystem::create_directories(paths_.system_dir);
     std::filesystem::create_directories(paths_.config_dir);
-    write_file(user_file(), kPolicyA);
+    write_file(user_file(), kLegacyPolicyA);
     write_file(*paths_.file(Scope::system), R"j({"permissions": {"deny": ["Read(/secret)"]}})j");
     // The state every installation reaches after its first launch: the
     // operator files have been read once and are remembered.
@@ -246,7 +234,7 @@ TEST_F(LegacyWriterTest, DirectorySwapNeverMakesThePolicyDisappear) {
 
 TEST_F(LegacyWriterTest, SymlinkFlipNeverMakesThePolicyDisappear) {
   std::filesystem::remove(user_file());
-  write_file(user_file().string() + ".1.real", kPolicyA);
+  write_file(user_file().string() + ".1.real", kLegacyPolicyA);
   std::filesystem::create_symlink(user_file().string() + ".1.real", user_file());
   Child writer([&] { symlink_flip_writer(user_file()); });
   const Counts c = read_against(writer.pid(), 200, false, short_settle_window());
@@ -264,7 +252,7 @@ TEST_F(LegacyWriterTest, SameContentResavedAtAKilohertzIsNotRefused) {
     const std::string backup = user_file().string() + ".orig";
     const timespec pace{0, 1'000'000};  // the writer's own rate
     for (;;) {
-      write_new(temp, kPolicyA);
+      write_new(temp, kLegacyPolicyA);
       if (::rename(user_file().c_str(), backup.c_str()) != 0) _exit(4);
       if (::rename(temp.c_str(), user_file().c_str()) != 0) _exit(5);
       ::nanosleep(&pace, nullptr);
@@ -284,7 +272,7 @@ TEST_F(LegacyWriterTest, OneScopeRewrittenWithoutPauseIsNotRefused) {
     for (std::uint64_t i = 0;; ++i) {
       WriteOptions options;
       options.durable = false;  // the pace of a busy writer, not of the disk
-      write_file_atomically(user_file(), i % 2 == 0 ? kPolicyA : kPolicyB, options);
+      write_file_atomically(user_file(), i % 2 == 0 ? kLegacyPolicyA : kLegacyPolicyB, options);
     }
   });
   const Counts c = read_against(writer.pid(), 2'000, /*gapless=*/true);

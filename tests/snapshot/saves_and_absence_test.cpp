@@ -32,6 +32,7 @@
 #include "settings/key_path.hpp"
 #include "settings/presence.hpp"
 #include "settings/snapshot.hpp"
+#include "tests/snapshot/writer_steps.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -42,13 +43,15 @@ namespace {
 namespace fs = std::filesystem;
 using holdfast::testing::Child;
 using holdfast::testing::CommandResult;
+using holdfast::testing::still_running;
 using holdfast::testing::TempDir;
 using holdfast::testing::write_file;
+using holdfast::testing::write_new;
 
-const std::string kPolicyA =
+const std::string kDenyingPolicyA =
     R"j({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}},)j"
     R"j( "permissions": {"deny": ["Bash(rm:*)"]}, "n": "a"})j";
-const std::string kPolicyB =
+const std::string kDenyingPolicyB =
     R"j({"tools": {"executionSandbox": {"filesystem": "read-only", "network": "closed"}},)j"
     R"j( "permissions": {"deny": ["Bash(rm:*)"]}, "n": "b"})j";
 const std::string kWorkspaceDeny = R"j({"permissions": {"deny": ["Bash(rm:*)"]}})j";
@@ -65,20 +68,13 @@ void pause_for(long nanoseconds) {
   ::nanosleep(&t, nullptr);  // a writer's own pace, never synchronisation
 }
 
-void write_new(const fs::path& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) _exit(2);
-  if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) _exit(3);
-  ::close(fd);
-}
-
 // A GUI's save: a new file written beside the target and renamed over it
 // (the path always names a whole file). `alternate`: new content each save;
 // otherwise the same bytes every time, as an autosave of unchanged settings.
 [[noreturn]] void atomic_saver(const fs::path& target, long period_ns, bool alternate) {
   const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".gui-save");
   for (std::uint64_t i = 0;; ++i) {
-    write_new(temp, alternate && i % 2 == 1 ? kPolicyB : kPolicyA);
+    write_new(temp, alternate && i % 2 == 1 ? kDenyingPolicyB : kDenyingPolicyA);
     if (::rename(temp.c_str(), target.c_str()) != 0) _exit(4);
     pause_for(period_ns);
   }
@@ -149,11 +145,6 @@ void write_new(const fs::path& path, const std::string& text) {
   }
 }
 
-bool still_running(pid_t pid) {
-  int status = 0;
-  return ::waitpid(pid, &status, WNOHANG) == 0;
-}
-
 class SavesAndAbsenceTest : public ::testing::Test {
  protected:
   SavesAndAbsenceTest() {
@@ -165,7 +156,7 @@ class SavesAndAbsenceTest : public ::testing::Test {
     paths_.workspace = workspace_dir_ / "work";
     fs::create_directories(paths_.config_dir);
     fs::create_directories(*paths_.workspace);
-    write_file(user_file(), kPolicyA);
+    write_file(user_file(), kDenyingPolicyA);
   }
 
   fs::path user_file() const { return *paths_.file(Scope::user); }
@@ -391,7 +382,7 @@ TEST_F(SavesAndAbsenceTest, LosingTheStateDirectoryNeverTurnsVanishedIntoAbsent)
   SnapshotOptions options;
   options.settle_window = std::chrono::milliseconds(20);
   ASSERT_TRUE(denies_rm(take_snapshot(paths_, options)));  // seen once
-  Child writer([&] { prev_writer(user_file(), kPolicyA, 30'000'000); });
+  Child writer([&] { prev_writer(user_file(), kDenyingPolicyA, 30'000'000); });
   Child remover([&] { state_remover(paths_.state_dir); });
   constexpr int kReadings = 100;
   int without_deny = 0;
@@ -422,7 +413,7 @@ TEST_F(SavesAndAbsenceTest, ReadersWithDifferentStateDirectoriesReachTheSameVerd
   const fs::path service_state = settings_dir_ / "service-state";
   ASSERT_EQ(check_rm(paths_.state_dir).exit_code, kDeny);
   {
-    Child writer([&] { prev_writer(user_file(), kPolicyA, 120'000'000); });
+    Child writer([&] { prev_writer(user_file(), kDenyingPolicyA, 120'000'000); });
     const CheckCounts cli = check_against(writer.pid(), 20, paths_.state_dir);
     const CheckCounts service = check_against(writer.pid(), 20, service_state);
     EXPECT_EQ(cli.allowed, 0);
