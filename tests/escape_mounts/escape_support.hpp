@@ -18,14 +18,9 @@ namespace holdfast::run::testing {
 
 enum class Caller { root, user };
 
-// The bubblewrap a test's HOLDFAST_BWRAP wrapper execs: the first on PATH.
-inline std::string real_bwrap() {
-  std::istringstream dirs(std::getenv("PATH") != nullptr ? std::getenv("PATH") : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && ::access((dir + "/bwrap").c_str(), X_OK) == 0) return dir + "/bwrap";
-  }
-  return "/usr/bin/bwrap";
-}
+// The bubblewrap a test's wrapper execs: the one holdfast trusts when no
+// operator scope names another (security.bubblewrap).
+inline constexpr const char* kRealBwrap = "/usr/bin/bwrap";
 
 inline std::string caller_name(const ::testing::TestParamInfo<Caller>& info) {
   return info.param == Caller::root ? "AsRoot" : "AsUid65534";

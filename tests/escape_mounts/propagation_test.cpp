@@ -11,6 +11,7 @@
 
 #include "escape_support.hpp"
 #include "host_mount.hpp"
+#include "tests/support/trusted_dir.hpp"
 
 namespace holdfast::run::testing {
 namespace {
@@ -105,28 +106,29 @@ TEST_P(PropagationTest, AHomeMountedOverADeniedDirectoryAfterTheStartDoesNotShow
 // bubblewrap copied the namespace is in the sandbox without being planned:
 // the start gate stops that sandbox before the command runs, and the launch
 // is planned again from a fresh reading, in which the mount is below the
-// writable workspace and so bound read-only. HOLDFAST_BWRAP is a wrapper
-// that counts its starts and, the first time, says it is up and waits for
-// the test to mount before it execs the real bubblewrap.
+// writable workspace and so bound read-only. The bubblewrap the system
+// scope names (security.bubblewrap, in a directory only root can change) is
+// a wrapper that counts its starts and, the first time, says it is up and
+// waits for the test to mount before it execs the real bubblewrap.
 TEST_P(PropagationTest, AMountMadeWhileTheSandboxIsBuiltIsPlannedAgain) {
   set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
   fs::create_directories(ws_ / "sneaked");
   Fifo ready(base_ / "wrapper.ready");
   Gate go(base_ / "wrapper.go");
   ASSERT_TRUE(ready.fd() >= 0 && go.valid());
-  const fs::path wrapper = base_ / "bin" / "bwrap-wait";
   const fs::path starts = base_ / "wrapper.starts";
   write_file(starts, "");
   ::chmod(starts.c_str(), 0666);
-  write_file(wrapper, "#!/bin/sh\necho start >> '" + starts.string() + "'\n" +
-                          "if [ \"$(wc -l < '" + starts.string() + "')\" = 1 ]; then\n" +
-                          "  echo up > '" + ready.path().string() + "'\n  read go < '" +
-                          go.path().string() + "'\nfi\nexec '" + real_bwrap() + "' \"$@\"\n");
-  fs::permissions(wrapper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
+  const holdfast::testing::TrustedDir trusted;
+  const fs::path wrapper = trusted.program(
+      "bwrap-wait", "#!/bin/sh\necho start >> '" + starts.string() + "'\n" + "if [ \"$(wc -l < '" +
+                        starts.string() + "')\" = 1 ]; then\n" + "  echo up > '" +
+                        ready.path().string() + "'\n  read go < '" + go.path().string() +
+                        "'\nfi\nexec '" + kRealBwrap + "' \"$@\"\n");
+  write_settings(system_dir_,
+                 nlohmann::json{{"security", {{"bubblewrap", wrapper.string()}}}}.dump());
   Launch launch;
   launch.cwd = ws_;
-  launch.env["HOLDFAST_BWRAP"] = wrapper.string();
   const auto started = start({"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c",
                               "echo planted > sneaked/planted || exit 7"},
                              as_caller(launch));
