@@ -142,7 +142,10 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
       // A name the walk did not see at the root is missing there.
       const auto known = facts.paths.find(path);
       const PathFacts f = known != facts.paths.end() ? known->second : missing_below(path, root);
-      if (!f.exists()) {
+      // A symlink is there even when what it names is not: it gets its
+      // rule, which admission refuses (the command could replace the link
+      // with the real thing; another user can retarget it).
+      if (!f.exists() && !f.link_target) {
         if (name->when_missing == WhenMissing::report) continue;
         // A missing parent cannot be guarded without creating it.
         if (f.existing_ancestor != parent_path(path)) continue;

@@ -78,6 +78,24 @@ TEST_P(ReposTest, GitFileAndTheGitDirectoryItNamesAreReadOnly) {
   EXPECT_EQ(read_file(workspace_ / "lib" / ".git"), "gitdir: ../store/lib.git\n");
 }
 
+// A `.git` symlink whose target does not exist, at the writable root: the
+// command replaced it with a repository of its own and planted a hook (seen
+// on main after the protected names' merge, which took the dangling link for
+// a name it could not guard). The launch is refused, as for any symlink on
+// a protected name there.
+TEST_P(ReposTest, ADanglingGitSymlinkAtTheRootIsRefused) {
+  set_policy(kWorkspaceWrite);
+  fs::create_symlink("/nonexistent", workspace_ / ".git");
+  own(workspace_ / ".git");
+  const auto result = run(
+      {"/bin/sh", "-c", "rm -f .git && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"},
+      {}, as_caller());
+  EXPECT_FALSE(fs::exists(workspace_ / ".git" / "hooks" / "pre-commit"))
+      << "the command replaced the dangling .git symlink with a repository of its own";
+  EXPECT_EQ(result.exit_code, 125) << result.err;
+  EXPECT_NE(result.err.find("protected-name-is-symlink"), std::string::npos) << result.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Callers, ReposTest, ::testing::Values(Caller::root, Caller::user),
                          caller_name);
 

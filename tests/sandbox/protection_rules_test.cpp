@@ -139,6 +139,26 @@ TEST(ProtectedNameRules, ASymlinkAtTheRootIsRefusedWithTheLiftAsARemedy) {
   EXPECT_NE(refusals[0].remedy.find("tools.protectedNames.lift"), std::string::npos);
 }
 
+// A symlink whose target does not exist is still there: the command could
+// replace it with a repository of its own (the names' merge took it for a
+// missing name whose parent is missing, left it without a rule, and a hook
+// planted through a replaced `.git -> /nonexistent` ran on the host).
+TEST(ProtectedNameRules, ADanglingSymlinkAtTheRootIsRefused) {
+  for (const std::string name : {".git", ".holdfast", ".envrc"}) {
+    FakeHost host = code_host_with_vscode();
+    PathFacts link = FakeHost::make("/code/" + name, "/nonexistent", Kind::missing, "/");
+    link.link_target = "/nonexistent";
+    link.symlinks = {{"/code/" + name, "/code"}};
+    host.add(link);
+    const Policy p = workspace_write_all_names();
+    ASSERT_TRUE(rule_at(build_rules(p, host.facts()), "/code/" + name)) << name;
+    const auto refusals = check_admission(p, host.facts());
+    ASSERT_EQ(refusals.size(), 1u) << name;
+    EXPECT_EQ(refusals[0].rule, "protected-name-is-symlink") << name;
+    EXPECT_EQ(refusals[0].path, "/code/" + name);
+  }
+}
+
 TEST(BareRepositories, AWorkspaceWithTheLayoutIsRefusedOnesBelowAreReadOnly) {
   FakeHost host = code_host_with_vscode();
   host.facts().workspace_is_bare = true;
