@@ -680,7 +680,10 @@ Report examine_host(const settings::ScopePaths& paths) {
   report.findings.push_back(check_bubblewrap(paths));
   // The trial launch's own plan is what the confinement findings read.
   std::optional<launcher::LaunchPlan> plan;
-  report.findings.push_back(check_trial_launch(paths, &plan));
+  Finding trial = check_trial_launch(paths, &plan);
+  // A warning without a plan: launches here run unconfined, as allowed.
+  const bool unconfined = !plan && trial.verdict == Verdict::warning;
+  report.findings.push_back(std::move(trial));
   report.findings.push_back(check_seccomp());
   report.findings.push_back(check_apparmor_userns());
   report.findings.push_back(check_landlock(plan ? &*plan : nullptr));
@@ -689,6 +692,11 @@ Report examine_host(const settings::ScopePaths& paths) {
   if (plan) {
     report.findings.push_back(check_unix_sockets(plan->policy));
     report.findings.push_back(check_confinement(*plan, ::getuid()));
+  } else if (unconfined) {
+    report.findings.push_back({"policy", Verdict::warning,
+                               "launches here run UNCONFINED (see trial-launch): no part of the "
+                               "policy is applied",
+                               "see the bubblewrap finding", nullptr});
   } else {
     report.findings.push_back({"policy", Verdict::fatal,
                                "no launch could be planned here (see trial-launch), so nothing "
