@@ -196,6 +196,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
         file.path, sandbox::FileId{file.identity.device, file.identity.inode});
   }
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
+  plan.facts.others_write_workspace_accepted = !workspace_strict_modes(plan.snapshot.effective);
   accept_same_content_saves(plan.snapshot, request.snapshot_options, plan.facts);
   plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
   check_bubblewrap_not_writable(plan.bwrap, plan.policy, plan.facts, ::getuid());

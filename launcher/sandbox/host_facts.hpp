@@ -128,6 +128,11 @@ struct HostFacts {
   // these (HostFacts is pure data; gather_host_facts takes geteuid/getegid).
   uid_t caller_uid = 0;
   gid_t caller_gid = 0;
+  // An operator scope set security.workspaceStrictModes to false: other
+  // users may write the workspace and the directories in it, and a mount
+  // point there is not refused for that (another user's own entry still
+  // is). Set by the launch from the settings, not gathered.
+  bool others_write_workspace_accepted = false;
   // holdfast's state directory (launch records); none when unknown.
   std::optional<PathFacts> state_dir;
   // The operator settings files the snapshot read.

@@ -61,14 +61,22 @@ class Judge {
       if (it == facts_.ownership.end()) return std::nullopt;
       owner = it->second.owner;
     }
+    const bool others_entry = owner && other_user(*owner);
+    // What the operator accepted for the workspace (StrictModes off):
+    // others may write it, so they could write what the mount guards
+    // themselves. Their own entries are still refused.
+    if (facts_.others_write_workspace_accepted && !others_entry &&
+        is_within(parent, facts_.workspace.canonical)) {
+      return std::nullopt;
+    }
     const bool sticky = (d.mode & S_ISVTX) != 0;
     const std::string where =
         parent + " (mode " + octal(d.mode & 07777) + ", owner uid " + std::to_string(d.owner) + ")";
-    if (sticky && !other_user(d.owner) && !(owner && other_user(*owner))) return std::nullopt;
+    if (sticky && !other_user(d.owner) && !others_entry) return std::nullopt;
     Refusal refusal;
     refusal.rule = "mount-point-movable-by-another-user";
     refusal.path = entry;
-    if (owner && other_user(*owner)) {
+    if (others_entry) {
       refusal.message = "the sandbox would stand on " + entry + ", which belongs to uid " +
                         std::to_string(*owner) + " in " + where +
                         ": that user can move or remove it while the sandbox runs, which "
