@@ -64,6 +64,7 @@ std::string_view guarded(shell::OpKind kind) {
 struct Expectation {
   bool denied = false;         // a deny rule matches what the analysis reports
   bool may_be_denied = false;  // no mode may allow it
+  bool hides_code = false;     // no mode may allow it unless an allow rule matched
 };
 
 Expectation expect(const shell::Analysis& analysis) {
@@ -75,6 +76,7 @@ Expectation expect(const shell::Analysis& analysis) {
       e.denied = true;
     }
     if (!command.runs_unknown.empty()) e.may_be_denied = true;
+    if (!command.hidden.empty()) e.hides_code = true;
     if (!command.dynamic.empty() && command.dynamic[0]) e.may_be_denied = true;
     for (const auto& op : command.ops) {
       const std::string_view guard = guarded(op.kind);
@@ -143,7 +145,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // decision in four modes is most of an input's cost), by its length, which
   // the fuzzer's mutations change all the time.
   {
-    if (size % 2 == 1) context.persistent.allow.push_back(gatekeeper::parse_rule("Bash"));
+    const bool allow_bash = size % 2 == 1;
+    if (allow_bash) context.persistent.allow.push_back(gatekeeper::parse_rule("Bash"));
     gatekeeper::prepare(context);
     std::array<gatekeeper::Decision, 4> decisions{};
     const gatekeeper::Mode modes[] = {gatekeeper::Mode::plan, gatekeeper::Mode::default_mode,
@@ -159,6 +162,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       if (expected.may_be_denied) {
         check(d != gatekeeper::Decision::allow, "no mode allows what might be denied");
+      }
+      if (expected.hides_code && !allow_bash) {
+        check(d != gatekeeper::Decision::allow,
+              "no mode allows code the analysis cannot see when a deny rule could meet it");
       }
       if (d == gatekeeper::Decision::allow) {
         check(yolo == gatekeeper::Decision::allow, "no mode allows what yolo does not");

@@ -34,6 +34,11 @@ struct CompiledRules {
   // what a mapped shell operation or a command has to look at.
   std::array<std::vector<const CompiledRule*>, 3> operation_rules;
   std::array<std::vector<const CompiledRule*>, 3> shell_rules;
+  // The deny rule that code the analysis cannot see could meet, if any: a
+  // Bash deny first (it could run the command), else a Read/Edit/Write or
+  // WebFetch deny (it could touch the path). Rules for other tools no shell
+  // command can meet.
+  const CompiledRule* hidden_code_deny = nullptr;
 };
 
 namespace {
@@ -118,6 +123,11 @@ std::shared_ptr<CompiledRules> compile(const Context& context) {
       if (rule.kinds != 0) out->operation_rules[tier].push_back(&rule);
       if (rule.rule->kind == RuleKind::shell) out->shell_rules[tier].push_back(&rule);
     }
+  }
+  if (!out->shell_rules[kDeny].empty()) {
+    out->hidden_code_deny = out->shell_rules[kDeny].front();
+  } else if (!out->operation_rules[kDeny].empty()) {
+    out->hidden_code_deny = out->operation_rules[kDeny].front();
   }
   return out;
 }
@@ -265,7 +275,7 @@ class Decider {
         verdict = decide_other(call);
         break;
     }
-    facts.may_be_denied = may_be_denied_;
+    facts.may_be_denied = may_be_denied_ || hides_code_;
     if (may_be_denied_ && verdict.decision == Decision::allow) {
       // An allow rule matched the command's prefix, but a deny rule applies
       // to anything the command can run or touch: what it might be is not
@@ -275,6 +285,12 @@ class Decider {
     }
     if (may_be_denied_ && verdict.decision == Decision::ask) {
       verdict.reason += "; it might be " + may_be_denied_reason_ + ", so no mode approves it";
+    }
+    if (hides_code_ && verdict.decision == Decision::ask) {
+      verdict.reason += "; it runs code holdfast cannot see (" + hidden_code_ +
+                        "), which could meet deny rule " + r_.hidden_code_deny->rule->text +
+                        ", so no mode approves it: an allow rule for this command approves it, "
+                        "or run it in the sandbox (holdfast run)";
     }
     ModeOutcome outcome = apply_mode(c_.mode, verdict.decision, facts);
     if (!outcome.reason.empty()) {
@@ -555,12 +571,14 @@ class Decider {
   Verdict command_verdict(const shell::CommandAnalysis& command) {
     std::optional<Verdict> verdict = match_bash_rules(command);
     if (!verdict || verdict->decision != Decision::deny) check_deny_may_match(command);
-    if (!command.runs_unknown.empty()) {
-      for (const CompiledRule& rule : r_.tiers[kDeny]) {
-        if (rule.rule->kind == RuleKind::other) continue;
+    if (r_.hidden_code_deny != nullptr) {
+      if (!command.runs_unknown.empty()) {
         mark_may_be_denied("anything (" + command.runs_unknown.front() + "), and deny rule " +
-                           rule.rule->text + " denies something");
-        break;
+                           r_.hidden_code_deny->rule->text + " denies something");
+      }
+      if (!command.hidden.empty() && !hides_code_) {
+        hides_code_ = true;
+        hidden_code_ = command.hidden.front();
       }
     }
     if (!verdict && !command.known) {
@@ -615,6 +633,11 @@ class Decider {
   std::string ws_, tmp_, ws_resolved_, tmp_resolved_;
   bool may_be_denied_ = false;  // see ModeFacts::may_be_denied
   std::string may_be_denied_reason_;
+  // It runs code the analysis cannot see (CommandAnalysis::hidden) and a
+  // deny rule exists that code could meet: no mode approves its ask, but
+  // unlike may_be_denied_ an allow rule that matched the command stands.
+  bool hides_code_ = false;
+  std::string hidden_code_;
 };
 
 }  // namespace

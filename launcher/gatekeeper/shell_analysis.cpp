@@ -305,6 +305,11 @@ void CommandMapper::check_assignment(std::size_t index, bool exported) {
   }
   if (changes_what_runs(name)) {
     unanalysable("the environment variable " + name + " changes what programs run or load");
+    // Those the analysis follows (cd's CDPATH, ~'s HOME) or reads as a
+    // command (PAGER, LESSOPEN, ...) hide nothing.
+    if (name != "CDPATH" && name != "HOME" && !is_command_variable(name)) {
+      hidden("what " + name + " makes programs run or load");
+    }
   } else {
     unanalysable("the environment variable " + name +
                  " reaches the program; holdfast does not know what it changes");
@@ -370,9 +375,7 @@ std::size_t CommandMapper::strip_wrappers(std::size_t i) {
     if (row.wrapper == nullptr) break;
     const Wrapper& wrapper = *row.wrapper;
     Parsed p = parse_args(words_, i + 1, *row.options, true);
-    for (const std::string& unknown : p.unknown) {
-      unanalysable(name + " option " + unknown + " is not one holdfast maps");
-    }
+    unknown_options(p, name);
     option_effects(p, name);
     if (find_option(p, wrapper.chdir)) {
       unanalysable("the command runs in a directory given by an option");
@@ -394,8 +397,27 @@ std::size_t CommandMapper::strip_wrappers(std::size_t i) {
     if (wrapper.assignments_follow) {
       while (p.end < words_.size() && is_assignment(*raw_[p.end])) check_assignment(p.end++, true);
     }
-    if (wrapper.skips_operand && p.end < words_.size()) ++p.end;
+    if (wrapper.operand != Operand::none && p.end < words_.size()) {
+      const std::size_t operand = p.end++;
+      if (wrapper.operand == Operand::created_file && p.end < words_.size()) {
+        add_path(OpKind::write, operand, 0, name);
+      }
+    }
     if (p.end >= words_.size()) return p.end;
+    if (std::ranges::find(wrapper.string_after_operand, words_[p.end].text) !=
+            wrapper.string_after_operand.end() &&
+        !words_[p.end].text.empty()) {
+      // flock FILE -c STRING: the string is run by sh -c.
+      const std::string what = name + " " + words_[p.end].text;
+      if (p.end + 1 >= words_.size()) return SIZE_MAX;
+      if (words_[p.end + 1].dynamic) {
+        unanalysable(what + " runs a computed string (" + words_[p.end + 1].why + ")");
+        runs_unknown(what + " runs a computed string (" + words_[p.end + 1].why + ")");
+      } else {
+        nest(words_[p.end + 1].text, what);
+      }
+      return SIZE_MAX;
+    }
     if (wrapper.wraps == Wraps::joined && !find_option(p, wrapper.unjoined)) {
       // watch: the words joined by spaces, run by sh -c.
       std::string line;
@@ -452,10 +474,15 @@ bool CommandMapper::map_program(std::size_t i) {
   }
   if (name == "source" || name == ".") {
     if (i + 1 < words_.size()) add_path(OpKind::read, i + 1, 0, name);
+    hidden(i + 1 < words_.size() ? name + " running the script " + words_[i + 1].text
+                                 : name + " running a script");
     return false;
   }
   const Program* program = find_program(name);
-  if (program == nullptr) return false;
+  if (program == nullptr) {
+    hidden("`" + words_[i].text + "`, a program whose effects holdfast does not map");
+    return false;
+  }
   return map_family(*program, i);
 }
 
@@ -524,8 +551,13 @@ bool CommandMapper::map_shell(std::size_t i) {
     if (t.find('o') != std::string::npos || t.find('O') != std::string::npos) ++k;
   }
   if (!command_string) {
-    if (k < words_.size()) add_path(OpKind::read, k, 0, words_[i].text);
-    return false;  // runs a script or its input
+    if (k < words_.size()) {
+      add_path(OpKind::read, k, 0, words_[i].text);
+      hidden(words_[i].text + " running the script " + words_[k].text);
+    } else {
+      hidden(words_[i].text + " running the commands on its input");
+    }
+    return false;
   }
   if (k >= words_.size()) {
     unanalysable(words_[i].text + " -c without a command string");

@@ -22,7 +22,9 @@
 // may be anything (a glob, a $VARIABLE, what xargs or find hand over) is
 // an operation with a wider scope, and a command the analysis cannot see
 // is listed in `runs_unknown`: the decision lets no approval mode allow
-// either when a deny rule could match it.
+// either when a deny rule could match it. Code the analysis cannot see at
+// all (an unmapped program, a script, LD_PRELOAD=...) is listed in
+// `hidden`: with any deny rule it could meet, no mode approves it.
 #pragma once
 
 #include <string>
@@ -65,6 +67,12 @@ struct CommandAnalysis {
   std::vector<Operation> ops;
   std::vector<std::string> unanalysable;  // reasons; non-empty means at least ask
   std::vector<std::string> runs_unknown;  // it runs commands the analysis cannot see
+  // It runs code whose effects the analysis cannot see: a program whose
+  // effects are not all mapped, a script, a shell reading its input, a
+  // variable that changes what runs or loads, an option holdfast does not
+  // know. No approval mode approves it when a deny rule could meet that
+  // code; an allow rule for the command still can (the operator named it).
+  std::vector<std::string> hidden;
 };
 
 struct Analysis {

@@ -85,6 +85,15 @@ void CommandMapper::option_effects(const Parsed& parsed, const std::string& via)
   }
 }
 
+// An option whose effect holdfast does not know may run anything or touch
+// any path (GNU programs grow options like --compress-program).
+void CommandMapper::unknown_options(const Parsed& parsed, const std::string& via) {
+  for (const std::string& unknown : parsed.unknown) {
+    unanalysable(via + " option " + unknown + " is not one holdfast maps");
+    hidden(via + " option " + unknown + ", whose effect holdfast does not know");
+  }
+}
+
 void CommandMapper::apply_script(const ScriptEffects& effects, const std::string& via) {
   for (const auto& [kind, name] : effects.files) add_literal_path(kind, name, via);
   for (const std::string& command : effects.commands)
@@ -332,6 +341,7 @@ bool CommandMapper::map_family(const Program& program, std::size_t i) {
     // mapped: without a Bash rule it asks. What its arguments run, read
     // and write is.
     map_git(i, via);
+    hidden("git, which runs the repository's hooks and the programs its configuration names");
     result_.arguments_mapped = true;
     return false;
   }
@@ -340,9 +350,7 @@ bool CommandMapper::map_family(const Program& program, std::size_t i) {
     return true;
   }
   const Parsed p = parse_args(words_, i + 1, program.options, false);
-  for (const std::string& unknown : p.unknown) {
-    unanalysable(via + " option " + unknown + " is not one holdfast maps");
-  }
+  unknown_options(p, via);
   const bool no_effect = program.family == Family::none || program.family == Family::no_operands ||
                          program.family == Family::names || program.family == Family::printf_;
   for (std::size_t k : p.operands) {

@@ -47,6 +47,7 @@ class CommandMapper {
   // --- shell_analysis.cpp: the shell's part ---
   void unanalysable(std::string reason) { result_.unanalysable.push_back(std::move(reason)); }
   void runs_unknown(std::string reason) { result_.runs_unknown.push_back(std::move(reason)); }
+  void hidden(std::string reason) { result_.hidden.push_back(std::move(reason)); }
   CommandAnalysis finish(bool known);
   void nest(const std::string& body, const std::string& what);
   void nest_substitutions(const Expanded& word);
@@ -82,6 +83,7 @@ class CommandMapper {
   // --- shell_map_programs.cpp: the table's rows ---
   bool map_family(const Program& program, std::size_t i);
   void option_effects(const Parsed& parsed, const std::string& via);
+  void unknown_options(const Parsed& parsed, const std::string& via);
   void apply_script(const ScriptEffects& effects, const std::string& via);
   void check_subscripts(std::size_t index, const std::string& via);
   void check_arithmetic(std::size_t index, const std::string& via);

@@ -33,7 +33,7 @@ constexpr Wrapper kWrappers[] = {
     {.names = {"timeout"},
      .options = "-s= -k= -v -f --signal= --kill-after= --preserve-status --foreground --verbose "
                 "--help --version",
-     .skips_operand = true},
+     .operand = Operand::data},
     {.names = {"stdbuf"}, .options = "-i= -o= -e= --input= --output= --error= --help --version"},
     {.names = {"ionice"},
      .options = "-c= -n= -p= -P= -u= -t --class= --classdata= --pid= --pgid= --uid= --ignore "
@@ -57,6 +57,43 @@ constexpr Wrapper kWrappers[] = {
                 "--equexit= --no-rerun --help --version",
      .unjoined = {"x", "exec"},
      .wraps = Wraps::joined},
+    // strace -o '|cmd' and -o '!cmd' pipe the trace into a command; -E sets
+    // the traced command's environment: neither is mapped.
+    {.names = {"strace"},
+     .options =
+         "-A -c -C -d -D -f -F -h -i -k -n -q -r -t -T -v -V -w -x -y -Y -z -Z -a= -b= -e= -E=U "
+         "-I= -o=U -O= -p= -P= -s= -S= -u= -U= -X= --abbrev= --absolute-timestamps=? --attach= "
+         "--columns= --const-print-style= --daemonize=? --debug --decode-fds=? --decode-pids= "
+         "--detach-on= --env=U --failed-only --fault= --follow-forks --help --inject= "
+         "--instruction-pointer --interruptible= --kvm= --no-abbrev --output-append-mode "
+         "--output-separately --output=U --quiet= --raw= --read= --relative-timestamps=? "
+         "--seccomp-bpf --signal= --stack-traces --status= --string-limit= --strings-in-hex=? "
+         "--successful-only --summary --summary-columns= --summary-only --summary-sort-by= "
+         "--summary-syscall-overhead= --summary-wall-clock --syscall-number --syscall-times=? "
+         "--tips=? --trace-path= --trace= --user= --verbose= --version --write="},
+    {.names = {"ltrace"},
+     .options = "-a= -A= -b -c -C -D= -e= -f -F=R -h -i -l= -L -n= -o=W -p= -r -s= -S -t -T -u= "
+                "-V -w= -x= --align= --config=R --demangle --debug=? --help --indent= --library= "
+                "--no-plt --no-signals --output=W --version --where="},
+    {.names = {"taskset"},
+     .options = "-a -p -c -h -V --all-tasks --pid --cpu-list --help --version",
+     .operand = Operand::data},
+    // flock takes -c only after the file (before it, flock refuses it).
+    {.names = {"flock"},
+     .options = "-s -x -e -u -n -w= -E= -o -F -h -V --shared --exclusive --unlock --nonblock "
+                "--nb --timeout= --wait= --conflict-exit-code= --close --no-fork --verbose --help "
+                "--version",
+     .operand = Operand::created_file,
+     .string_after_operand = {"-c", "--command"}},
+    // xvfb-run -s passes options to the X server, which holdfast does not map.
+    {.names = {"xvfb-run"},
+     .options = "-a -d -e=W -f=W -h -l -n= -p= -s=U -w= --auto-servernum --auto-display "
+                "--error-file=W --auth-file=W --help --listen-tcp --server-num= --xauth-protocol= "
+                "--server-args=U --wait="},
+    // fakeroot -l loads a library and --faked runs a daemon of the caller's choosing.
+    {.names = {"fakeroot"},
+     .options = "-l=U -f=U -i=R -s=W -u -b= -h -v --lib=U --faked=U --unknown-is-real --fd-base= "
+                "--help --version"},
 };
 
 std::vector<OptionTable> build_tables() {

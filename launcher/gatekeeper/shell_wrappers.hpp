@@ -1,7 +1,7 @@
 // Command wrappers: programs that run the rest of their arguments as a
 // command (sudo, env, time, nice, nohup, timeout, stdbuf, xargs, busybox,
-// watch, ...). The analysis skips a wrapper's own options and maps the
-// wrapped command; each row says which options the wrapper takes (see
+// watch, strace, ltrace, taskset, flock, xvfb-run, fakeroot, ...). The analysis skips a wrapper's
+// own options and maps the wrapped command; each row says which options the wrapper takes (see
 // shell_options.hpp) and what else it does that the analysis must account
 // for.
 #pragma once
@@ -23,6 +23,13 @@ enum class Wraps {
   input,   // the words are the command, and more arguments come from stdin (xargs)
 };
 
+// What the one operand before the wrapped command is.
+enum class Operand {
+  none,          // there is none
+  data,          // not a path (timeout's duration, taskset's mask)
+  created_file,  // a file the wrapper opens and creates (flock's lock file)
+};
+
 struct Wrapper {
   std::array<std::string_view, 3> names;  // the wrapper's program names; unused entries empty
   std::string_view options;               // the option table, see shell_options.hpp
@@ -38,8 +45,12 @@ struct Wrapper {
   OptionNames unjoined = {};
   // NAME=value words after the options set the command's environment (env).
   bool assignments_follow = false;
-  // One operand before the command that is not a path (timeout's duration).
-  bool skips_operand = false;
+  // One operand before the command (timeout's duration, taskset's mask,
+  // flock's lock file).
+  Operand operand = Operand::none;
+  // Words right after that operand which make the next word a command
+  // string run by sh -c (flock FILE -c STRING).
+  OptionNames string_after_operand = {};
   Wraps wraps = Wraps::words;
   ParseStyle style = ParseStyle::gnu;
 };

@@ -51,12 +51,17 @@ nlohmann::json protection_json(const LaunchPlan& plan) {
       ++guarded;
     }
   }
+  nlohmann::json partial = nlohmann::json::array();
+  for (const auto& walk : plan.facts.tree.partial) {
+    partial.push_back({{"root", walk.root}, {"levels_seen", walk.depth}});
+  }
   return {{"names",
            {{"added", std::move(added)},
             {"lifted", std::move(lifted_names)},
             {"read_only_paths", guarded},
             {"directories_read", plan.facts.tree.directories},
-            {"complete", plan.facts.tree.complete}}},
+            {"complete", plan.facts.tree.complete},
+            {"partial_wide_roots", std::move(partial)}}},
           {"bare_repositories", plan.facts.bare_repositories},
           {"git", std::move(git)},
           {"credentials", {{"hidden", std::move(hidden)}, {"lifted", std::move(lifted_stores)}}}};

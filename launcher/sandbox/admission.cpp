@@ -351,11 +351,11 @@ void check_settings_files(const std::vector<Rule>& rules, const HostFacts& facts
 // deeper would stay writable, so the launch does not start (fail closed).
 void check_protection_scan(const HostFacts& facts, std::vector<Refusal>& out) {
   if (facts.tree.complete) return;
-  const std::string root =
-      facts.tree.roots.empty() ? facts.workspace.canonical : facts.tree.roots.back();
+  const std::string& root =
+      facts.tree.unfinished.empty() ? facts.workspace.canonical : facts.tree.unfinished;
   out.push_back(
       {"protection-scan-incomplete", root, "",
-       "the writable directories hold more than " + std::to_string(facts.scan_budget) +
+       "the project's writable directories hold more than " + std::to_string(facts.scan_budget) +
            " directories (.git and node_modules not counted); holdfast walks them before every "
            "launch to keep the existing protected names (.envrc, .vscode, .claude, nested .git, "
            "...) read-only, and what lies past the limit would stay writable",

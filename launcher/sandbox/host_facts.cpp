@@ -285,14 +285,31 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
   facts.writable_roots = writable_roots;
   facts.scan_budget = request.repo_scan_budget;
   // The repositories below them, each root walked once (a root inside
-  // another is covered by the outer walk), shallow roots first.
+  // another is covered by the outer walk). The project first, whole: the
+  // workspace when a writable root holds it, and the writable roots inside
+  // it. Then the roots wider than or beside it, shallow first, with what
+  // the budget has left (tree_scan.hpp: WalkEnd).
+  const std::string& project = facts.workspace.canonical;
+  const auto in_project = [&](const std::string& root) { return is_within(root, project); };
+  std::vector<std::pair<std::string, WalkEnd>> walks;
+  if (std::any_of(writable_roots.begin(), writable_roots.end(),
+                  [&](const std::string& root) { return is_within(project, root); })) {
+    walks.emplace_back(project, WalkEnd::must_finish);
+  }
   std::sort(writable_roots.begin(), writable_roots.end(),
             [](const std::string& a, const std::string& b) {
               return path_depth(a) != path_depth(b) ? path_depth(a) < path_depth(b) : a < b;
             });
+  for (const auto& root : writable_roots) {
+    if (in_project(root)) walks.emplace_back(root, WalkEnd::must_finish);
+  }
+  for (const auto& root : writable_roots) {
+    if (!in_project(root)) walks.emplace_back(root, WalkEnd::best_effort);
+  }
   std::vector<std::string> walked;
   std::size_t budget = request.repo_scan_budget;
-  for (const auto& root : writable_roots) {
+  for (const auto& walk : walks) {
+    const std::string& root = walk.first;
     if (std::any_of(walked.begin(), walked.end(),
                     [&](const std::string& w) { return is_within(root, w); })) {
       continue;
@@ -302,9 +319,13 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     // (wherever they are, within the budget or not).
     std::deque<std::string> repositories = {root};
     const std::size_t known = facts.tree.git.size();
-    scan_tree(root, policy.protected_names, budget, facts.tree);
+    scan_tree(root, policy.protected_names, budget, facts.tree, walk.second);
     std::vector<std::string> found(facts.tree.git.begin() + static_cast<std::ptrdiff_t>(known),
                                    facts.tree.git.end());
+    // The walk leaves out a root's own .git (the rules guard it there); the
+    // workspace below a wider writable root is no root of the rules, and
+    // its repository is one found below that root.
+    if (!has_path(facts.writable_roots, root)) found.push_back(join_path(root, ".git"));
     for (const auto& git : found) repositories.push_back(parent_path(git));
     std::size_t submodules = 0;
     while (!repositories.empty() && submodules < kMaxSubmodules) {

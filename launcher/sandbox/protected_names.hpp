@@ -85,6 +85,12 @@ struct LiftedName {
 // walk. Operator scopes change it with tools.protectedNames.scanLimit.
 inline constexpr std::size_t kDefaultScanLimit = 10'000;
 inline constexpr std::size_t kMaxScanLimit = 1'000'000;
+// Of what the project leaves, a writable root wider than it (":home",
+// ":root") is walked at most this many directories, nearest levels first
+// (tree_scan.hpp: WalkEnd::best_effort): a home holds tens of thousands
+// and is walked before and after every launch; 2,000 reach the levels where
+// projects sit (~/src/project/.git) on most homes.
+inline constexpr std::size_t kWideRootWalk = 2'000;
 
 struct ProtectedNames {
   std::vector<ProtectedName> names;  // sorted by (scope, name), names unique per scope

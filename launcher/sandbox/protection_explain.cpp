@@ -56,11 +56,21 @@ std::string host_text(const HostFacts& facts, const std::vector<Rule>& rules) {
   std::string out = "on this host, protection:\n";
   out += "  writable roots walked for protected names and repositories: " +
          std::to_string(facts.tree.directories) + " directories read" +
-         (facts.tree.complete ? " (limit " + std::to_string(facts.scan_budget) +
-                                    ", tools.protectedNames.scanLimit; a workspace with more is "
-                                    "refused)\n"
-                              : " (stopped at the limit of " + std::to_string(facts.scan_budget) +
-                                    ": the launch is refused, see protection-scan-incomplete)\n");
+         (facts.tree.complete
+              ? " (limit " + std::to_string(facts.scan_budget) +
+                    ", tools.protectedNames.scanLimit; a project with more is "
+                    "refused)\n"
+              : " (the project has more than the limit of " + std::to_string(facts.scan_budget) +
+                    ": the launch is refused, see protection-scan-incomplete)\n");
+  for (const auto& walk : facts.tree.partial) {
+    out += "  " + walk.root +
+           " is writable and wider than the project: walked with what the limit "
+           "left, protected names and repositories down to " +
+           std::to_string(walk.depth) +
+           " levels below it are read-only, deeper ones are not (not covered: a root this wide "
+           "gives the command the operator's own files, ~/.local/bin and the like, whatever the "
+           "names)\n";
+  }
   for (const auto& path : facts.protected_found) {
     const PathFacts& f = facts.at(path);
     if (f.link_target) {

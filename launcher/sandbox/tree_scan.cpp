@@ -2,7 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,6 +32,31 @@ bool skipped(std::string_view name) {
          std::end(kRepoScanSkipped);
 }
 
+// Kernel and control file systems: they never hold a project, bubblewrap
+// gives the sandbox its own /proc and /dev, and /sys alone has thousands of
+// directories that would spend a wide root's budget.
+bool is_pseudo_file_system(int dir_fd) {
+  struct statfs fs {};
+  if (::fstatfs(dir_fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC:
+    case DEVPTS_SUPER_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+    case SECURITYFS_MAGIC:
+    case PSTOREFS_MAGIC:
+    case BPF_FS_MAGIC:
+    case BINFMTFS_MAGIC:
+    case HUGETLBFS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The parts of the bare-repository layout seen in one directory.
 struct BareLayout {
   bool head = false;
@@ -41,26 +68,42 @@ struct BareLayout {
 }  // namespace
 
 void scan_tree(const std::string& root, const ProtectedNames& names, std::size_t& budget,
-               TreeScan& scan) {
+               TreeScan& scan, WalkEnd end) {
   scan.roots.push_back(root);
-  std::deque<std::string> todo = {root};
+  if (end == WalkEnd::best_effort) scan.best_effort.insert(root);
+  struct Pending {
+    std::string dir;
+    std::size_t depth;  // levels below the root
+  };
+  std::deque<Pending> todo = {{root, 0}};
   alignas(8) char buffer[16384];
+  const std::size_t limit = end == WalkEnd::best_effort ? kWideRootWalk : budget;
+  std::size_t read_here = 0;
   while (!todo.empty()) {
-    const bool is_root = todo.front() == root && scan.listed.count(root) == 0;
-    if (budget == 0 && !is_root) {
-      scan.complete = false;
+    const bool is_root = todo.front().dir == root && scan.listed.count(root) == 0;
+    if ((budget == 0 || read_here >= limit) && !is_root) {
+      // Breadth first: every directory above the first one left was read,
+      // so every entry down to its level was seen.
+      if (end == WalkEnd::must_finish) {
+        if (scan.complete) scan.unfinished = root;
+        scan.complete = false;
+      } else {
+        scan.partial.push_back({root, todo.front().depth});
+      }
       break;
     }
-    const std::string dir = std::move(todo.front());
+    const std::string dir = std::move(todo.front().dir);
+    const std::size_t depth = todo.front().depth;
     todo.pop_front();
-    if (budget > 0) --budget;
-    ++scan.directories;
     // O_NOFOLLOW: a directory swapped for a symlink since it was listed is
     // not followed out of the root. Gone, replaced or unreadable to this
     // user: nothing of it can be protected, and the launch does not stop
     // for what it cannot see.
+    if (budget > 0) --budget;
+    ++read_here;
+    ++scan.directories;
     const base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd.valid()) continue;
+    if (!fd.valid() || is_pseudo_file_system(fd.get())) continue;
     scan.listed.insert(dir);
     BareLayout bare;
     // getdents64 itself: readdir() would allocate a buffer per directory.
@@ -91,7 +134,9 @@ void scan_tree(const std::string& root, const ProtectedNames& names, std::size_t
         if (type != DT_DIR) continue;
         std::string sub = join_path(dir, name);
         scan.subdirs.insert(sub);
-        if (!skipped(name)) todo.push_back(std::move(sub));
+        // Read by an earlier root's walk (the workspace inside ":home").
+        if (skipped(name) || scan.listed.contains(sub)) continue;
+        todo.push_back({std::move(sub), depth + 1});
       }
     }
     if (bare.complete()) scan.bare.push_back(dir);
@@ -161,7 +206,10 @@ void drop_empty(std::vector<std::string>& paths) { std::erase_if(paths, is_empty
 
 TreeChanges changes_since(const TreeScan& before, const ProtectedNames& names, std::size_t budget) {
   TreeScan after;
-  for (const auto& root : before.roots) scan_tree(root, names, budget, after);
+  for (const auto& root : before.roots) {
+    scan_tree(root, names, budget, after,
+              before.best_effort.contains(root) ? WalkEnd::best_effort : WalkEnd::must_finish);
+  }
   TreeChanges changes = compare_scans(before, after);
   drop_empty(changes.git);
   drop_empty(changes.names);

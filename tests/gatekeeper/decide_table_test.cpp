@@ -138,9 +138,12 @@ const Case kCases[] = {
     {"yolo_approves_unanalysable", "Bash", "echo $(whoami)", ALLOW, kNoRule, Mode::yolo},
     {"yolo_approves_unknown_tool", "mcp__other__tool", "", ALLOW, kNoRule, Mode::yolo},
     // An allow rule for the outer program does not approve a command it
-    // may run that a deny rule denies (strace runs `rm -rf build`).
-    {"allow_rule_does_not_approve_what_might_be_denied", "Bash", "strace rm -rf build", ASK,
-     kNoRule, Mode::yolo, "@W", "", "", "Bash(strace:*)"},
+    // may run that a deny rule denies (valgrind runs `rm -rf build`).
+    {"allow_rule_does_not_approve_what_might_be_denied", "Bash", "valgrind rm -rf build", ASK,
+     kNoRule, Mode::yolo, "@W", "", "", "Bash(valgrind:*)"},
+    // strace is a wrapper: the command it runs is decided, and denied.
+    {"allow_rule_for_a_wrapper_meets_the_deny_of_what_it_runs", "Bash", "strace rm -rf build", DENY,
+     "Bash(rm -rf *)", Mode::yolo, "@W", "", "", "Bash(strace:*)"},
     {"plan_allows_workspace_read", "Read", "@W/src/a.c", ALLOW, kNoRule, Mode::plan},
     {"plan_keeps_outside_read_ask", "Read", "@O/x", ASK, kNoRule, Mode::plan},
     {"plan_refuses_write", "Write", "@W/new", DENY, kNoRule, Mode::plan},

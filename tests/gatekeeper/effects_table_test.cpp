@@ -59,7 +59,7 @@ const Case kCases[] = {
     // --- Programs that run programs ---
     {"awk_system", "awk 'BEGIN{system(\"rm -rf x\")}'", kDenied, "Bash(rm:*)"},
     {"sed_e_command", "sed '1e rm -rf x' f", kDenied, "Bash(rm:*)"},
-    {"sort_compress_program", "sort -S 100K --compress-program=./evil f", kAsks},
+    {"sort_compress_program", "sort -S 100K --compress-program=./evil f", kAlwaysAsks},
     {"sort_compress_program_abbreviated_denied", "sort --comp=rm f", kDenied, "Bash(rm:*)"},
     {"rg_pre", "rg --pre=rm x .", kDenied, "Bash(rm:*)"},
     {"git_c_ssh_command", "git -c core.sshCommand='rm -rf x' fetch", kDenied, "Bash(rm:*)"},
@@ -67,9 +67,11 @@ const Case kCases[] = {
 
     // --- Environment that changes what runs ---
     {"lessopen_pipe", "LESSOPEN='|rm -rf x %s' less f", kDenied, "Bash(rm:*)"},
-    {"ld_preload", "LD_PRELOAD=./evil.so cat README", kAsks},
-    {"path_prefix", "PATH=.:$PATH cat README", kAsks},
-    {"bash_env", "BASH_ENV=./evil.sh bash -c true", kAsks},
+    // What these load or run is code holdfast cannot see (yolo allowed them
+    // before the HiddenCode cases below).
+    {"ld_preload", "LD_PRELOAD=./evil.so cat README", kAlwaysAsks},
+    {"path_prefix", "PATH=.:$PATH cat README", kAlwaysAsks},
+    {"bash_env", "BASH_ENV=./evil.sh bash -c true", kAlwaysAsks},
 
     // --- Arithmetic in array subscripts ---
     {"test_v_subscript", "test -v 'a[$(rm -rf x)]'", kDenied, "Bash(rm:*)"},
@@ -146,9 +148,9 @@ const Case kAdvisoryCases[] = {
     // Qwen Code #4930 (env runs its arguments).
     {"qwen_env_runs_command", "env rm -rf x", kDenied, "Bash(rm:*)", "Bash(env:*)"},
     // Qwen Code #10197 (loader environment under a concrete allow rule).
-    // main: allow in default mode.
-    {"qwen_node_options_under_allow_rule", "NODE_OPTIONS=--require=./x.cjs npm --version", kAsks,
-     nullptr, "Bash(npm --version)"},
+    // main: allow in default mode (and yolo allowed it before the HiddenCode cases).
+    {"qwen_node_options_under_allow_rule", "NODE_OPTIONS=--require=./x.cjs npm --version",
+     kAlwaysAsks, nullptr, "Bash(npm --version)"},
     // main and this branch before GIT_CONFIG_* was read: allow in default mode.
     {"qwen_git_config_environment",
      "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf x' git log",
@@ -168,6 +170,83 @@ const Case kAdvisoryCases[] = {
     {"git_grep_short_o", "git grep -Orm x", kDenied, "Bash(rm:*)"},
     {"git_c_core_pager", "git -c core.pager='rm -rf x' log", kDenied, "Bash(rm:*)"},
 };
+
+// Issue 24's remaining gap: commands that run code the analysis cannot
+// see (an unmapped program, a script, a shell reading its input, a variable
+// that changes what runs or loads, an option holdfast does not know) might
+// run a denied command or read a denied path, so with a deny rule they can
+// meet no mode approves them. Every `kAlwaysAsks` row here answered allow in
+// yolo on main (ca768ea), and strace's row answered ask in
+// every mode: strace runs its arguments as a command.
+const Case kHiddenCodeCases[] = {
+    {"sh_runs_script", "sh script.sh", kAlwaysAsks},
+    {"bash_runs_script", "bash script.sh", kAlwaysAsks},
+    {"sh_runs_its_input", "echo rm -rf x | sh", kAlwaysAsks},
+    {"source_runs_script", ". ./env.sh", kAlwaysAsks},
+    {"ld_preload", "LD_PRELOAD=./e.so cat README", kAlwaysAsks},
+    {"node_options", "NODE_OPTIONS=--require=./e.js node x.js", kAlwaysAsks},
+    {"python_c", "python3 -c 'import os'", kAlwaysAsks},
+    {"make", "make", kAlwaysAsks},
+    {"npm_run_build", "npm run build", kAlwaysAsks},
+    {"configure", "./configure", kAlwaysAsks},
+    {"unknown_option_of_a_known_program", "cat --frobnicate README", kAlwaysAsks},
+    // Wrappers that run their arguments are analysed as the command they run.
+    {"strace_rm", "strace rm x", kDenied, "Bash(rm:*)"},
+    {"strace_options_rm", "strace -f -e trace=file -s 200 rm x", kDenied, "Bash(rm:*)"},
+    {"strace_output_pipes_to_a_command", "strace -o '|rm -rf x' ls", kAlwaysAsks},
+    {"strace_unknown_option", "strace --frobnicate ls", kAlwaysAsks},
+    {"ltrace_rm", "ltrace -o @W/trace rm x", kDenied, "Bash(rm:*)"},
+    {"taskset_rm", "taskset -c 0 rm x", kDenied, "Bash(rm:*)"},
+    {"flock_rm", "flock @W/lock rm x", kDenied, "Bash(rm:*)"},
+    {"flock_c_string", "flock @W/lock -c 'rm -rf x'", kDenied, "Bash(rm:*)"},
+    {"flock_creates_its_lock_file", "flock /etc/lock true", kDenied, "Edit(//etc/**)"},
+    {"xvfb_run_rm", "xvfb-run -a rm x", kDenied, "Bash(rm:*)"},
+    {"fakeroot_rm", "fakeroot -- rm x", kDenied, "Bash(rm:*)"},
+    // A wrapper of a harmless command is as harmless as the command.
+    {"strace_cat", "strace -f cat README", kAllowed},
+    // Harmless asks yolo still approves: every effect is seen, and none can
+    // meet a deny rule.
+    {"yolo_approves_outside_read", "cat @O/x", {A, A, A, Y}},
+    {"yolo_approves_outside_write", "touch @O/x", kAsks},
+    {"yolo_approves_substitution", "echo \"$(date)\" > @O/x", kAsks},
+    // An allow rule for the command approves it (the reason of the ask says so).
+    {"allow_rule_approves_make", "make", kAllowedWrite, nullptr, "Bash(make)"},
+};
+
+// A Bash call decided in yolo mode under the given deny rules (and kAllow).
+Verdict decide_in_yolo(const std::vector<std::string>& deny, const char* command) {
+  Context context = tree_context("@W");
+  context.persistent = {parse_rules(kAllow), {}, parse_rules(deny)};
+  context.mode = Mode::yolo;
+  prepare(context);
+  return decide({"Bash", expand_placeholders(command)}, context);
+}
+
+// Without a deny rule there is nothing hidden code could meet: yolo
+// approves these asks as it always did.
+TEST(HiddenCode, YoloApprovesWhenNoDenyRuleExists) {
+  for (const Case& c : kHiddenCodeCases) {
+    if (c.expected.yolo != A) continue;
+    const Verdict verdict = decide_in_yolo({}, c.command);
+    EXPECT_EQ(decision_name(verdict.decision), "allow") << c.name << ": " << verdict.reason;
+  }
+}
+
+// With only a path deny rule, hidden code could still read the denied path.
+TEST(HiddenCode, APathDenyRuleIsEnough) {
+  const Verdict verdict = decide_in_yolo({"Read(~/.ssh/**)"}, "python3 -c 'import os'");
+  EXPECT_EQ(decision_name(verdict.decision), "ask") << verdict.reason;
+  EXPECT_NE(verdict.reason.find("Read(~/.ssh/**)"), std::string::npos) << verdict.reason;
+}
+
+// The ask says which deny rule hidden code could meet and what approves it.
+TEST(HiddenCode, TheReasonNamesTheDenyRuleAndTheWayOut) {
+  const Verdict verdict = decide_in_yolo(kDeny, "make");
+  EXPECT_EQ(decision_name(verdict.decision), "ask") << verdict.reason;
+  EXPECT_NE(verdict.reason.find("Bash(rm:*)"), std::string::npos) << verdict.reason;
+  EXPECT_NE(verdict.reason.find("allow rule"), std::string::npos) << verdict.reason;
+  EXPECT_NE(verdict.reason.find("sandbox"), std::string::npos) << verdict.reason;
+}
 
 class EffectsTable : public ::testing::TestWithParam<Case> {};
 
@@ -194,6 +273,10 @@ TEST_P(EffectsTable, DecidesInEveryMode) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Issue24, EffectsTable, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.name);
+                         });
+INSTANTIATE_TEST_SUITE_P(HiddenCode, EffectsTable, ::testing::ValuesIn(kHiddenCodeCases),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return std::string(info.param.name);
                          });

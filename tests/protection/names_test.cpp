@@ -135,6 +135,45 @@ TEST_P(NamesTest, AWorkspaceLargerThanTheWalkIsRefusedNotHalfProtected) {
   EXPECT_EQ(read_file(workspace_ / "a" / "b" / "c" / "d" / ".envrc"), "export A=1\n");
 }
 
+// The bound refuses only for the project. A writable root wider than it
+// (":home", ":root", a shared directory) is walked after the workspace with
+// what the limit leaves, nearest levels first: the launch starts, the
+// workspace is protected whole, the wide root as deep as the walk got, and
+// --explain and the launch record say how deep that was. (It refused every
+// launch under such a policy: a home has tens of thousands of directories.)
+TEST_P(NamesTest, AWritableRootWiderThanTheProjectIsWalkedAsFarAsTheLimitAllows) {
+  make_file(workspace_ / "a" / "b" / ".envrc", "export A=1\n");
+  make_file(outside_ / ".vscode" / "tasks.json", "{}\n");
+  for (const char* dir : {"p1", "p2", "p3", "p4", "p5", "p6"}) {
+    fs::create_directories(outside_ / dir / "src");
+  }
+  own_tree(workspace_);
+  own_tree(outside_);
+  nlohmann::json policy = kWorkspaceWrite;
+  policy["filesystem"][outside_.string()] = "write";
+  // The workspace takes 3 directories (ws, a, b): the project fits, and
+  // the wide root is left the rest: its own listing, and one more.
+  set_policy(policy, {{"tools", {{"protectedNames", {{"scanLimit", 4}}}}}});
+  const auto result = run(
+      {"/bin/sh", "-c",
+       "echo evil >> a/b/.envrc; echo evil > " + (outside_ / ".vscode" / "tasks.json").string() +
+           "; echo ok > " + (outside_ / "p1" / "control").string() + "; exit 0"},
+      {}, as_caller());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(read_file(workspace_ / "a" / "b" / ".envrc"), "export A=1\n");
+  EXPECT_EQ(read_file(outside_ / ".vscode" / "tasks.json"), "{}\n");
+  EXPECT_EQ(read_file(outside_ / "p1" / "control"), "ok\n");  // control: the root is writable
+  const auto names = last_record().at("protection").at("names");
+  EXPECT_TRUE(names.at("complete").get<bool>());
+  ASSERT_EQ(names.at("partial_wide_roots").size(), 1u) << names.dump();
+  EXPECT_EQ(names.at("partial_wide_roots")[0].at("root"), fs::canonical(outside_).string());
+  EXPECT_EQ(names.at("partial_wide_roots")[0].at("levels_seen"), 1);
+  const auto explained = holdfast({"run", "--explain", "--", "true"}, as_caller());
+  EXPECT_TRUE(contains(
+      explained.out, fs::canonical(outside_).string() + " is writable and wider than the project"))
+      << explained.out;
+}
+
 TEST_P(NamesTest, UnderAWritableHomeShellAndGitStartUpFilesStayAsTheyWere) {
   set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}, {":home", "write"}}},
               {"network", "closed"}});

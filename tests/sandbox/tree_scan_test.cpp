@@ -57,6 +57,57 @@ TEST(ScanTree, TheRootIsReadEvenWithNoBudgetLeft) {
   EXPECT_EQ(budget, 0u);
 }
 
+// A root wider than the project: the budget's end is no refusal but a
+// recorded depth, the directories the project's walk read are not read
+// again, and /proc is not entered.
+TEST(ScanTree, AWideRootRecordsHowDeepItGotAndSkipsWhatAnEarlierWalkRead) {
+  TempTree t;
+  t.file("home/ws/a/.envrc");
+  t.dir("home/p1/src/.git");
+  t.dir("home/p2/src");
+  t.dir("home/.claude");
+  std::size_t budget = 4;
+  TreeScan scan;
+  scan_tree(t.path("home/ws"), builtin_protected_names(), budget, scan);  // ws, a
+  ASSERT_EQ(budget, 2u);
+  scan_tree(t.path("home"), builtin_protected_names(), budget, scan, WalkEnd::best_effort);
+  EXPECT_TRUE(scan.complete);
+  EXPECT_TRUE(scan.unfinished.empty());
+  // home and one of p1, p2 read: the entries one level below home were all seen.
+  EXPECT_EQ(scan.partial, (std::vector<PartialWalk>{{t.path("home"), 1}}));
+  EXPECT_EQ(scan.directories, 4u);
+  EXPECT_TRUE(scan.listed.contains(t.path("home/ws/a")));
+  EXPECT_FALSE(scan.listed.contains(t.path("home/p1/src")));
+  EXPECT_TRUE(std::find(scan.names.begin(), scan.names.end(), t.path("home/.claude")) !=
+              scan.names.end());
+  EXPECT_EQ(scan.best_effort, std::set<std::string>{t.path("home")});
+
+  // With budget for both: the project's two directories are read once.
+  std::size_t enough = 100;
+  TreeScan whole;
+  scan_tree(t.path("home/ws"), builtin_protected_names(), enough, whole);
+  scan_tree(t.path("home"), builtin_protected_names(), enough, whole, WalkEnd::best_effort);
+  EXPECT_TRUE(whole.partial.empty());
+  EXPECT_EQ(whole.directories, 8u);  // ws, a; home, p1, p1/src, p2, p2/src, .claude
+
+  std::size_t plenty = 100;
+  TreeScan proc;
+  scan_tree("/proc", builtin_protected_names(), plenty, proc, WalkEnd::best_effort);
+  EXPECT_TRUE(proc.listed.empty());
+  EXPECT_EQ(proc.directories, 1u);
+}
+
+TEST(ScanTree, AnUnfinishedProjectWalkNamesItsRoot) {
+  TempTree t;
+  t.dir("ws/a/b");
+  std::size_t budget = 1;
+  TreeScan scan;
+  scan_tree(t.path("ws"), builtin_protected_names(), budget, scan);
+  EXPECT_FALSE(scan.complete);
+  EXPECT_EQ(scan.unfinished, t.path("ws"));
+  EXPECT_TRUE(scan.partial.empty());
+}
+
 // Scans as the walk would leave them: `listed` directories read, each with
 // the subdirectories it held.
 TreeScan scan_of(std::vector<std::string> listed, std::vector<std::string> subdirs,
