@@ -107,46 +107,6 @@ TEST_P(SubmountsTest, AMountThePolicyNamesWithWriteStaysWritable) {
   EXPECT_EQ(read_file(cache / "hit"), "cached\n");
 }
 
-// The host's cgroup hierarchies below a writable root: bubblewrap's
-// recursive bind of / carried /sys/fs/cgroup with its own (writable) flags,
-// so a command could make cgroups and move itself out of the one it was
-// started in. The test makes a cgroup on the host that the caller owns (as
-// a delegated subtree is owned), and the command tries to create a child
-// cgroup in it and to move itself there.
-TEST_P(SubmountsTest, TheHostsCgroupsStayReadOnlyBelowAWritableRoot) {
-  // A writable / is root's alone: bubblewrap must create /.git and
-  // /.holdfast there to keep them read-only.
-  if (as_user()) GTEST_SKIP() << "uid 65534 cannot be given a writable /";
-  set_policy(
-      {{"filesystem", {{":root", "write"}, {":workspace", "write"}}}, {"network", "closed"}});
-  std::string hierarchy;
-  for (const auto& mount : sandbox::parse_mountinfo(sandbox::read_mountinfo("self"))) {
-    if (mount.fs_type == "cgroup2" || (mount.fs_type == "cgroup" && hierarchy.empty())) {
-      hierarchy = mount.mount_point;
-      if (mount.fs_type == "cgroup2") break;
-    }
-  }
-  if (hierarchy.empty()) GTEST_SKIP() << "no cgroup hierarchy is mounted here";
-  const fs::path mine = fs::path(hierarchy) / ("holdfast-test-" + std::to_string(::getpid()));
-  ASSERT_EQ(::mkdir(mine.c_str(), 0755), 0) << std::strerror(errno);
-  own(mine);
-  for (const char* file : {"cgroup.procs", "tasks"}) {
-    if (fs::exists(mine / file)) own(mine / file);
-  }
-  const auto result = run(
-      {"/bin/sh", "-c", "mkdir \"$1\"/child; echo $$ > \"$1\"/cgroup.procs && echo moved; exit 0",
-       "sh", mine.string()},
-      {}, as_caller());
-  const bool child = fs::exists(mine / "child");
-  if (child) ::rmdir((mine / "child").c_str());
-  ::rmdir(mine.c_str());
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_FALSE(child) << "the command made a cgroup on the host through the writable bind of /";
-  EXPECT_EQ(result.out.find("moved"), std::string::npos)
-      << "the command moved itself into another cgroup";
-  EXPECT_NE(result.err.find("Read-only file system"), std::string::npos) << result.err;
-}
-
 INSTANTIATE_TEST_SUITE_P(Callers, SubmountsTest, ::testing::Values(Caller::root, Caller::user),
                          caller_name);
 

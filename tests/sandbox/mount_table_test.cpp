@@ -158,6 +158,21 @@ TEST(Submounts, AMountBelowAWritablePathIsWritableOnlyWhenThePolicyNamesIt) {
   EXPECT_EQ(resolve(rules, "/code/data/x").access, Access::write);
 }
 
+// The host's cgroup hierarchy below a writable root: the recursive bind of
+// / carried /sys/fs/cgroup with its own writable flags. (A launch cannot
+// make / writable any more, as root or as a user, so this is held here;
+// tests/escape_mounts held it in a real launch while one could.)
+TEST(Submounts, TheHostsCgroupsStayReadOnlyBelowAWritableRoot) {
+  FakeHost host =
+      submount_host({{7, 3, makedev(0, 23), "/", "/sys/fs/cgroup", false, "cgroup2", "cgroup2"}});
+  host.dir("/sys").dir("/sys/fs/cgroup").dir("/home").missing("/.git", "/");
+  host.missing("/.holdfast", "/");
+  const auto rules = build_rules(split({{":root", Access::write}}), host.facts());
+  EXPECT_EQ(resolve(rules, "/sys/fs/cgroup/mine/cgroup.procs").access, Access::read);
+  EXPECT_EQ(resolve(rules, "/sys/fs/cgroup").access, Access::read);
+  EXPECT_EQ(resolve(rules, "/etc/x").access, Access::write) << "the control: / is writable";
+}
+
 TEST(Submounts, ABindOfADeniedDirectoryIsDeniedWhereverItShows) {
   // ~/.ssh bound at /code/keys, and the whole home at /code/h.
   FakeHost host = submount_host({{20, 1, kHomeDev, "/u/.ssh", "/code/keys", false, "ext4", "v"},
