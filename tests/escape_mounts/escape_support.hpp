@@ -22,6 +22,11 @@ enum class Caller { root, user };
 // operator scope names another (security.bubblewrap).
 inline constexpr const char* kRealBwrap = "/usr/bin/bwrap";
 
+// The default policy's shape, written out: the host read-only, the
+// workspace writable, the network closed.
+inline const nlohmann::json kWorkspaceWrite = {
+    {"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}};
+
 inline std::string caller_name(const ::testing::TestParamInfo<Caller>& info) {
   return info.param == Caller::root ? "AsRoot" : "AsUid65534";
 }

@@ -18,9 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-const json kWorkspaceWrite = {{"filesystem", {{":root", "read"}, {":workspace", "write"}}},
-                              {"network", "closed"}};
-
 class LandlockTest : public EscapeTest {
  protected:
   bool has_landlock() const { return landlock::kernel_abi() > 0; }

@@ -140,8 +140,10 @@ TEST_P(PropagationTest, AMountMadeWhileTheSandboxIsBuiltIsPlannedAgain) {
   const auto result = wait(started);
   EXPECT_FALSE(fs::exists(ws_ / "sneaked" / "planted"))
       << "a mount made while the sandbox was built was writable inside";
-  EXPECT_EQ(read_file(starts), "start\nstart\n")
-      << "the first sandbox was not stopped and built again";
+  // At least twice: another host mount made meanwhile (the suite runs
+  // other mounting tests beside this one) may stop a later build too.
+  EXPECT_TRUE(read_file(starts).starts_with("start\nstart\n"))
+      << "the first sandbox was not stopped and built again: " << read_file(starts);
   EXPECT_EQ(result.exit_code, 7) << "the command ran in the second sandbox, where the mount is "
                                     "read-only: "
                                  << result.err;

@@ -16,7 +16,7 @@ using sandbox::Access;
 using sandbox::testing::FakeHost;
 using sandbox::testing::split;
 
-FakeHost code_host() {
+FakeHost landlock_code_host() {
   FakeHost host("/code", "/code");
   host.dir("/code").dir("/code/.git").missing("/code/.holdfast", "/code");
   return host;
@@ -41,7 +41,7 @@ std::vector<PathRule> with_fresh(std::vector<PathRule> rules) {
 }
 
 TEST(LandlockPlan, AReadOnlyPolicyReadsEverythingAndWritesOnlyItsPrivateTmpfs) {
-  FakeHost host = code_host();
+  FakeHost host = landlock_code_host();
   const Plan plan = plan_for(split({{":root", Access::read}, {":workspace", Access::read}}), host);
   EXPECT_EQ(plan.rules,
             with_fresh({beneath("/", kRead), beneath("/code", kRead), beneath("/tmp", kPrivate)}));
@@ -50,7 +50,7 @@ TEST(LandlockPlan, AReadOnlyPolicyReadsEverythingAndWritesOnlyItsPrivateTmpfs) {
 }
 
 TEST(LandlockPlan, AWritableRootIsNotSplitAroundItsReadOnlyCarveOuts) {
-  FakeHost host = code_host();
+  FakeHost host = landlock_code_host();
   const Plan plan = plan_for(split({{":root", Access::read}, {":workspace", Access::write}}), host);
   EXPECT_EQ(plan.rules,
             with_fresh({beneath("/", kRead), beneath("/code", kWrite), beneath("/code/.git", kRead),
@@ -71,7 +71,7 @@ TEST(LandlockPlan, AWritableRootIsNotSplitAroundItsReadOnlyCarveOuts) {
 }
 
 TEST(LandlockPlan, ADeniedPathUnderAReadableOneGetsNoRightsAtAll) {
-  FakeHost host = code_host();
+  FakeHost host = landlock_code_host();
   host.dir("/home/u/.ssh").dir("/home/u").dir("/home");
   const Plan plan = plan_for(
       split(
@@ -89,7 +89,7 @@ TEST(LandlockPlan, ADeniedPathUnderAReadableOneGetsNoRightsAtAll) {
 }
 
 TEST(LandlockPlan, KernelInterfacesMaskedBelowBoundPathsAreLeftToTheMounts) {
-  FakeHost host = code_host();
+  FakeHost host = landlock_code_host();
   host.dir("/sys/kernel/debug");
   host.facts().mounts = {{1, 0, 1, "/", "/", false, "ext4", "v"},
                          {2, 1, 2, "/", "/sys/kernel/debug", false, "debugfs", "d"}};
@@ -99,7 +99,7 @@ TEST(LandlockPlan, KernelInterfacesMaskedBelowBoundPathsAreLeftToTheMounts) {
 }
 
 TEST(LandlockPlan, TheNetworkAndUnixSocketsDecideTcpAndScopes) {
-  FakeHost host = code_host();
+  FakeHost host = landlock_code_host();
   sandbox::Policy open = split({{":root", Access::read}}, sandbox::Network::open);
   open.unix_sockets = sandbox::UnixSockets::allow;
   const Plan plan = plan_for(open, host);
@@ -121,7 +121,7 @@ TEST(LandlockPlan, TheHelpersArgumentsSayEveryRule) {
 }
 
 TEST(LandlockPlan, RulesOnHostPathsArePinnedToTheFilesTheLaunchChecked) {
-  FakeHost host = code_host();
+  FakeHost host = landlock_code_host();
   const sandbox::Policy policy = split({{":root", Access::read}, {":workspace", Access::write}});
   const sandbox::HostFacts facts = host.facts();
   std::map<std::string, sandbox::FileId> identities = {
