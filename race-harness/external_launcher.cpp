@@ -91,10 +91,9 @@ HostPort::HostPort() {
     base::throw_errno("cannot listen on", "127.0.0.1");
   }
   port_ = ntohs(address.sin_port);
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) base::throw_errno("cannot make a pipe for", "the host port");
-  stop_read_.reset(fds[0]);
-  stop_write_.reset(fds[1]);
+  base::Pipe stop = base::make_pipe("the host port");
+  stop_read_ = std::move(stop.read_end);
+  stop_write_ = std::move(stop.write_end);
   thread_ = std::thread([this] {
     for (;;) {
       pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_read_.get(), POLLIN, 0}};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/fd.hpp"
+#include "base/line_reader.hpp"
 #include "base/process.hpp"
 
 namespace holdfast::race {
@@ -54,9 +55,8 @@ class ReportingChild {
 
  private:
   base::Child child_;
-  base::UniqueFd out_;
+  base::LineReader out_;
   base::UniqueFd in_;
-  std::string buffered_;
 };
 
 }  // namespace holdfast::race

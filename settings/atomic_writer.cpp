@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/fd.hpp"
+#include "base/name_table.hpp"
 #include "base/system_error.hpp"
 #include "base/write_target.hpp"
 
@@ -19,23 +20,12 @@ namespace holdfast::settings {
 namespace fs = std::filesystem;
 
 std::string_view write_step_name(WriteStep step) {
-  switch (step) {
-    case WriteStep::create_temp:
-      return "create_temp";
-    case WriteStep::write_data:
-      return "write_data";
-    case WriteStep::keep_mode:
-      return "keep_mode";
-    case WriteStep::sync_file:
-      return "sync_file";
-    case WriteStep::backup:
-      return "backup";
-    case WriteStep::rename:
-      return "rename";
-    case WriteStep::sync_dir:
-      return "sync_dir";
-  }
-  return "?";
+  static constexpr NameRow<WriteStep> kNames[] = {
+      {WriteStep::create_temp, "create_temp"}, {WriteStep::write_data, "write_data"},
+      {WriteStep::keep_mode, "keep_mode"},     {WriteStep::sync_file, "sync_file"},
+      {WriteStep::backup, "backup"},           {WriteStep::rename, "rename"},
+      {WriteStep::sync_dir, "sync_dir"}};
+  return name_in(kNames, step);
 }
 
 std::string temp_name_prefix(const fs::path& target) {

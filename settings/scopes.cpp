@@ -8,32 +8,25 @@
 #include <cstdlib>
 
 #include "base/files.hpp"
+#include "base/name_table.hpp"
 #include "base/path_chain.hpp"
 #include "base/system_error.hpp"
 #include "settings/errors.hpp"
 
 namespace holdfast::settings {
 
-std::string_view scope_name(Scope scope) {
-  switch (scope) {
-    case Scope::system_defaults:
-      return "system-defaults";
-    case Scope::user:
-      return "user";
-    case Scope::workspace:
-      return "workspace";
-    case Scope::system:
-      return "system";
-  }
-  return "?";
-}
+namespace {
 
-std::optional<Scope> parse_scope(std::string_view name) {
-  for (Scope scope : kScopesInPrecedenceOrder) {
-    if (scope_name(scope) == name) return scope;
-  }
-  return std::nullopt;
-}
+constexpr NameRow<Scope> kScopeNames[] = {{Scope::system_defaults, "system-defaults"},
+                                          {Scope::user, "user"},
+                                          {Scope::workspace, "workspace"},
+                                          {Scope::system, "system"}};
+
+}  // namespace
+
+std::string_view scope_name(Scope scope) { return name_in(kScopeNames, scope); }
+
+std::optional<Scope> parse_scope(std::string_view name) { return parse_in(kScopeNames, name); }
 
 std::optional<std::filesystem::path> ScopePaths::file(Scope scope) const {
   switch (scope) {

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "base/fd.hpp"
+#include "base/name_table.hpp"
 #include "base/process.hpp"
 #include "base/system_error.hpp"
 #include "launcher/landlock/landlock_plan.hpp"
@@ -57,17 +58,10 @@ std::string read_first_line(const std::string& path) {
   return line;
 }
 
-const char* verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::ok:
-      return "ok";
-    case Verdict::warning:
-      return "warning";
-    case Verdict::fatal:
-      return "fatal";
-  }
-  return "?";
-}
+constexpr NameRow<Verdict> kVerdictNames[] = {
+    {Verdict::ok, "ok"}, {Verdict::warning, "warning"}, {Verdict::fatal, "fatal"}};
+
+std::string_view verdict_name(Verdict v) { return name_in(kVerdictNames, v); }
 
 }  // namespace
 
@@ -611,7 +605,7 @@ nlohmann::json Report::to_json() const {
 std::string Report::to_text() const {
   std::string out;
   for (const auto& f : findings) {
-    out += std::string("[") + verdict_name(f.verdict) + "] " + f.check + ": " + f.summary + "\n";
+    out += "[" + std::string(verdict_name(f.verdict)) + "] " + f.check + ": " + f.summary + "\n";
     if (!f.advice.empty()) out += "    -> " + f.advice + "\n";
   }
   out += launch_possible() ? "holdfast run: launches would go ahead\n"

@@ -1,27 +1,21 @@
 #include "launcher/gatekeeper/approval_mode.hpp"
 
+#include "base/name_table.hpp"
+
 namespace holdfast::gatekeeper {
 
-std::string_view mode_name(Mode mode) {
-  switch (mode) {
-    case Mode::plan:
-      return "plan";
-    case Mode::default_mode:
-      return "default";
-    case Mode::auto_edit:
-      return "auto-edit";
-    case Mode::yolo:
-      return "yolo";
-  }
-  return "default";
-}
+namespace {
 
-std::optional<Mode> parse_mode(std::string_view name) {
-  for (Mode mode : {Mode::plan, Mode::default_mode, Mode::auto_edit, Mode::yolo}) {
-    if (mode_name(mode) == name) return mode;
-  }
-  return std::nullopt;
-}
+constexpr NameRow<Mode> kModeNames[] = {{Mode::plan, "plan"},
+                                        {Mode::default_mode, "default"},
+                                        {Mode::auto_edit, "auto-edit"},
+                                        {Mode::yolo, "yolo"}};
+
+}  // namespace
+
+std::string_view mode_name(Mode mode) { return name_in(kModeNames, mode); }
+
+std::optional<Mode> parse_mode(std::string_view name) { return parse_in(kModeNames, name); }
 
 ModeOutcome apply_mode(Mode mode, Decision decision, const ModeFacts& facts) {
   if (decision == Decision::deny) return {decision, ""};

@@ -4,20 +4,17 @@
 
 #include <string_view>
 
+#include "base/name_table.hpp"
+
 namespace holdfast::gatekeeper {
 
 enum class Decision { allow = 0, ask = 1, deny = 2 };
 
+inline constexpr NameRow<Decision> kDecisionNames[] = {
+    {Decision::allow, "allow"}, {Decision::ask, "ask"}, {Decision::deny, "deny"}};
+
 constexpr std::string_view decision_name(Decision decision) {
-  switch (decision) {
-    case Decision::allow:
-      return "allow";
-    case Decision::ask:
-      return "ask";
-    case Decision::deny:
-      return "deny";
-  }
-  return "deny";
+  return name_in(kDecisionNames, decision);
 }
 
 }  // namespace holdfast::gatekeeper

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/name_table.hpp"
 #include "launcher/gatekeeper/path_match.hpp"
 #include "launcher/gatekeeper/shell_mapper.hpp"
 #include "launcher/gatekeeper/shell_wrappers.hpp"
@@ -590,17 +591,11 @@ void analyse_line(std::string_view line, State& state) {
 }  // namespace detail
 
 std::string_view op_kind_name(OpKind kind) {
-  switch (kind) {
-    case OpKind::read:
-      return "read";
-    case OpKind::write:
-      return "write";
-    case OpKind::edit:
-      return "edit";
-    case OpKind::fetch:
-      return "fetch";
-  }
-  return "?";
+  static constexpr NameRow<OpKind> kNames[] = {{OpKind::read, "read"},
+                                               {OpKind::write, "write"},
+                                               {OpKind::edit, "edit"},
+                                               {OpKind::fetch, "fetch"}};
+  return name_in(kNames, kind);
 }
 
 Analysis analyse(std::string_view command_line, const ShellContext& context) {

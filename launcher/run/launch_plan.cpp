@@ -94,17 +94,7 @@ std::vector<int> LaunchPlan::inherited_fds() const {
 seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy) {
   seccomp::FilterOptions options;
   options.network_closed = policy.network == sandbox::Network::closed;
-  switch (policy.unix_sockets) {
-    case sandbox::UnixSockets::allow:
-      options.unix_sockets = seccomp::UnixSockets::allow;
-      break;
-    case sandbox::UnixSockets::pairs:
-      options.unix_sockets = seccomp::UnixSockets::pairs;
-      break;
-    case sandbox::UnixSockets::deny:
-      options.unix_sockets = seccomp::UnixSockets::deny;
-      break;
-  }
+  options.unix_sockets = policy.unix_sockets;
   return options;
 }
 

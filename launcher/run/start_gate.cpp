@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstddef>
 
+#include "base/fd.hpp"
 #include "base/system_error.hpp"
 
 namespace holdfast::launcher {
@@ -28,10 +29,9 @@ StartGate::StartGate(std::string_view whole_program) {
   }
   const std::string_view program = whole_program.substr(0, whole_program.size() - kHeldBack);
   held_back_ = whole_program.substr(program.size());
-  int fds[2];
-  if (::pipe2(fds, O_DIRECT | O_CLOEXEC) != 0) fail("cannot create");
-  read_end_.reset(fds[0]);
-  write_end_.reset(fds[1]);
+  base::Pipe pipe = base::make_pipe("the start gate that holds bubblewrap", O_DIRECT);
+  read_end_ = std::move(pipe.read_end);
+  write_end_ = std::move(pipe.write_end);
   // One slot per packet, a power of two of them; the program is cut into
   // exactly that many packets, so the pipe is full.
   std::size_t slots = 1;

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include "base/name_table.hpp"
 #include "base/sha256.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "settings/key_path.hpp"
-#include "settings/name_table.hpp"
 
 namespace holdfast::sandbox {
 
@@ -17,18 +17,12 @@ namespace {
 constexpr NameRow<Access> kAccessNames[] = {
     {Access::read, "read"}, {Access::write, "write"}, {Access::deny, "deny"}};
 constexpr NameRow<Network> kNetworkNames[] = {{Network::open, "open"}, {Network::closed, "closed"}};
-constexpr NameRow<UnixSockets> kUnixSocketsNames[] = {
-    {UnixSockets::allow, "allow"}, {UnixSockets::pairs, "pairs"}, {UnixSockets::deny, "deny"}};
 
 }  // namespace
 
 std::string_view access_name(Access access) { return name_in(kAccessNames, access); }
 
 std::string_view network_name(Network network) { return name_in(kNetworkNames, network); }
-
-std::string_view unix_sockets_name(UnixSockets sockets) {
-  return name_in(kUnixSocketsNames, sockets);
-}
 
 std::string_view form_name(PolicyForm form) {
   switch (form) {

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/unix_sockets.hpp"
 #include "launcher/sandbox/credential_stores.hpp"
 #include "launcher/sandbox/protected_names.hpp"
 #include "settings/merge.hpp"
@@ -35,15 +36,14 @@ namespace holdfast::sandbox {
 // read. The enumerator values encode that order (higher wins).
 enum class Access { read = 0, write = 1, deny = 2 };
 enum class Network { open, closed };
-// allow: any AF_UNIX socket (every host socket the filesystem shows is
-// reachable); pairs: only connected pairs (socketpair), no host socket;
-// deny: none. Not set: pairs with the network closed, allow with it open.
-enum class UnixSockets { allow, pairs, deny };
+// Which AF_UNIX sockets (base/unix_sockets.hpp). Not set: pairs with the
+// network closed, allow with it open.
+using holdfast::unix_sockets_name;
+using holdfast::UnixSockets;
 enum class PolicyForm { builtin_default, simple, split };
 
 std::string_view access_name(Access access);  // "read", "write", "deny"
 std::string_view network_name(Network network);
-std::string_view unix_sockets_name(UnixSockets sockets);
 std::string_view form_name(PolicyForm form);  // "built-in default", "simple", "split"
 
 struct Entry {

@@ -2,48 +2,36 @@
 
 #include <algorithm>
 
+#include "base/name_table.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/submounts.hpp"
 
 namespace holdfast::sandbox {
 
-std::string_view rule_source_name(RuleSource source) {
-  switch (source) {
-    case RuleSource::entry:
-      return "entry";
-    case RuleSource::protected_name:
-      return "protected name";
-    case RuleSource::gitdir:
-      return "gitdir of a protected .git file";
-    case RuleSource::operator_dir:
-      return "operator settings directory";
-    case RuleSource::private_tmp:
-      return "private /tmp";
-    case RuleSource::nested_repo:
-      return "repository below a writable root";
-    case RuleSource::state_dir:
-      return "holdfast's state directory";
-    case RuleSource::kernel_mount:
-      return "kernel interface mounted below a bound path";
-    case RuleSource::submount:
-      return "mount below a writable path";
-    case RuleSource::denied_alias:
-      return "denied path shown again by a bind mount";
-    case RuleSource::special_file:
-      return "host special file that takes requests";
-    case RuleSource::protected_below:
-      return "protected name below a writable root";
-    case RuleSource::bare_repo:
-      return "bare repository below a writable root";
-    case RuleSource::git_config:
-      return "named by git's configuration";
-    case RuleSource::credential:
-      return "credential store";
-    case RuleSource::credential_kept:
-      return "kept readable inside a credential store";
-  }
-  return "entry";
-}
+namespace {
+
+constexpr NameRow<RuleSource> kRuleSourceNames[] = {
+    {RuleSource::entry, "entry"},
+    {RuleSource::protected_name, "protected name"},
+    {RuleSource::gitdir, "gitdir of a protected .git file"},
+    {RuleSource::operator_dir, "operator settings directory"},
+    {RuleSource::private_tmp, "private /tmp"},
+    {RuleSource::nested_repo, "repository below a writable root"},
+    {RuleSource::state_dir, "holdfast's state directory"},
+    {RuleSource::kernel_mount, "kernel interface mounted below a bound path"},
+    {RuleSource::submount, "mount below a writable path"},
+    {RuleSource::denied_alias, "denied path shown again by a bind mount"},
+    {RuleSource::special_file, "host special file that takes requests"},
+    {RuleSource::protected_below, "protected name below a writable root"},
+    {RuleSource::bare_repo, "bare repository below a writable root"},
+    {RuleSource::git_config, "named by git's configuration"},
+    {RuleSource::credential, "credential store"},
+    {RuleSource::credential_kept, "kept readable inside a credential store"},
+};
+
+}  // namespace
+
+std::string_view rule_source_name(RuleSource source) { return name_in(kRuleSourceNames, source); }
 
 Resolution resolve(const std::vector<Rule>& rules, std::string_view path) {
   Resolution best;

@@ -280,11 +280,6 @@ std::vector<Rule> filter_rules(const FilterOptions& options) {
   return rules;
 }
 
-std::string_view unix_sockets_name(UnixSockets sockets) {
-  static constexpr std::string_view kNames[] = {"allow", "pairs", "deny"};
-  return kNames[static_cast<int>(sockets)];
-}
-
 std::string errno_name(int error) {
   switch (error) {
     case EPERM:

@@ -24,16 +24,13 @@
 #include <string_view>
 #include <vector>
 
+#include "base/unix_sockets.hpp"
+
 namespace holdfast::seccomp {
 
-// Which AF_UNIX sockets the command may make.
-//   allow: any (a host socket the filesystem shows is one connect() away);
-//   pairs: only connected stream or seqpacket pairs (socketpair), so that
-//          local IPC works but no socket can be pointed at a host one:
-//          socket(AF_UNIX) is refused, and so are datagram pairs, because
-//          a datagram socket may send to any address;
-//   deny:  none.
-enum class UnixSockets { allow, pairs, deny };
+// Which AF_UNIX sockets the command may make (base/unix_sockets.hpp).
+using holdfast::unix_sockets_name;
+using holdfast::UnixSockets;
 
 struct FilterOptions {
   // network: closed — socket()/socketpair() of any family but AF_UNIX fail.
@@ -48,9 +45,6 @@ struct FilterOptions {
 // must be enumerated here too, or its launches lose the baked program (they
 // stay correct: the filter is then built at run time).
 std::vector<FilterOptions> every_filter_options();
-
-// "allow", "pairs", "deny".
-std::string_view unix_sockets_name(UnixSockets sockets);
 
 // "network_closed=true unix_sockets=pairs": for messages and traces.
 std::string to_string(const FilterOptions& options);

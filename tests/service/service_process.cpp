@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "base/line_reader.hpp"
 #include "tests/support/process.hpp"
 
 namespace holdfast::testing {
@@ -17,11 +18,9 @@ std::string holdfast_binary() {
   return other != nullptr && other[0] != '\0' ? other : HOLDFAST_BINARY;
 }
 
-std::string read_line(int fd) {
-  std::string line;
-  char c = 0;
-  while (::read(fd, &c, 1) == 1 && c != '\n') line += c;
-  return line;
+std::string read_line(Pipe& pipe) {
+  base::LineReader lines(base::UniqueFd(std::exchange(pipe.read_end, -1)));
+  return lines.next(std::chrono::milliseconds(-1)).value_or("");
 }
 
 ServiceProcess::ServiceProcess(std::vector<std::string> args,
@@ -51,7 +50,7 @@ ServiceProcess::ServiceProcess(std::vector<std::string> args,
   // Only the service holds the write end now: a service that ends before
   // printing gives end of file, not a hang.
   out.close_write();
-  const std::string line = read_line(out.read_end);
+  const std::string line = read_line(out);
   const std::string prefix = "holdfast serve: listening on ";
   if (line.rfind(prefix, 0) != 0) {
     throw std::runtime_error("holdfast serve did not start: \"" + line + "\"");

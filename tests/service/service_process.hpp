@@ -15,6 +15,7 @@
 
 #include "base/process.hpp"
 #include "tests/service/http_client.hpp"
+#include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace holdfast::testing {
@@ -68,7 +69,8 @@ class ServiceProcess {
   std::string where_;
 };
 
-// The first line of a started program's output pipe, or "" at end of file.
-std::string read_line(int fd);
+// The first line of a started program's output pipe (whose write end the
+// test no longer holds), or "" at end of file. Takes the read end.
+std::string read_line(Pipe& pipe);
 
 }  // namespace holdfast::testing

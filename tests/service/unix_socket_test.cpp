@@ -274,7 +274,7 @@ TEST(UnixSocket, ServesTheSocketSystemdPassesIn) {
   });
   close(listener);
   out.close_write();
-  EXPECT_EQ(holdfast::testing::read_line(out.read_end),
+  EXPECT_EQ(holdfast::testing::read_line(out),
             "holdfast serve: listening on unix socket from systemd");
   auto client = HttpConnection::unix_socket(path);
   const auto r = client.get("/api/v1/schema");
