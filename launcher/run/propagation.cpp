@@ -79,7 +79,8 @@ std::string seal_sandbox_mounts(long sandbox_pid, const sandbox::MountPlan& plan
   if (auto wrong = make_sandbox_mounts_private(sandbox_pid); !wrong.empty()) return wrong;
   sandbox::MountTable table;
   try {
-    table = sandbox::parse_mountinfo(sandbox::read_mountinfo(std::to_string(sandbox_pid)));
+    // Stopped at the gate and private now: its table stays as it is.
+    table = sandbox::parse_mountinfo(sandbox::read_mountinfo_once(std::to_string(sandbox_pid)));
   } catch (const std::exception& e) {
     return std::string("cannot read the sandbox's mount table: ") + e.what();
   }

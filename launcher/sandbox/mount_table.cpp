@@ -115,13 +115,15 @@ MountTable parse_mountinfo(std::string_view text) {
   return table;
 }
 
-std::string read_mountinfo(const std::string& pid) {
+std::string read_mountinfo_once(const std::string& pid) {
   const std::string path = "/proc/" + pid + "/mountinfo";
-  const auto read_once = [&] {
-    const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) base::throw_errno("cannot open the mount table", path);
-    return base::read_all(fd.get(), path);
-  };
+  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) base::throw_errno("cannot open the mount table", path);
+  return base::read_all(fd.get(), path);
+}
+
+std::string read_mountinfo(const std::string& pid) {
+  const auto read_once = [&] { return read_mountinfo_once(pid); };
   // The kernel hands the table out a page per read() and resumes by
   // position, so a table read while other mounts come and go can miss an
   // entry (seen: a mount made before the read was absent from the plan).
@@ -132,7 +134,7 @@ std::string read_mountinfo(const std::string& pid) {
     if (again == last) return again;
     last = std::move(again);
   }
-  throw MountTableError(path +
+  throw MountTableError("/proc/" + pid + "/mountinfo" +
                         " kept changing while it was read (mounts made and removed "
                         "without pause); try again when the host is quieter");
 }

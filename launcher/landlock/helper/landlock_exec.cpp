@@ -36,31 +36,25 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/prctl.h>
+#include <linux/close_range.h>
+#include <linux/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <string_view>
 
+#include "launcher/landlock/helper/freestanding.hpp"
 #include "launcher/landlock/rights.hpp"
 
 namespace {
 
 using holdfast::landlock::Rights;
 namespace ll = holdfast::landlock;
+namespace sys = holdfast::landlock::sys;
 
 constexpr int kCannotApply = 125;
 
-void say(std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(2, text.data(), text.size());
-    if (n <= 0) return;
-    text.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
+void say(std::string_view text) { sys::say(text.data(), text.size()); }
 
 [[noreturn]] void fail(std::string_view what, std::string_view path, int error, int status) {
   say("holdfast: ");
@@ -71,12 +65,12 @@ void say(std::string_view text) {
   }
   if (error != 0) {
     say(": ");
-    say(std::strerror(error));
+    sys::say_error(error);
   }
   say(status == kCannotApply ? "; the command did not run (holdfast doctor says what this host's "
                                "Landlock supports)\n"
                              : "\n");
-  ::_exit(status);
+  sys::exit(status);
 }
 
 [[noreturn]] void usage(std::string_view what) {
@@ -87,9 +81,9 @@ bool parse_rights(std::string_view text, Rights& rights) {
   rights = 0;
   if (text == "-") return true;
   for (const char c : text) {
-    const char* at = std::strchr(ll::kRightLetters, c);
-    if (at == nullptr || c == '\0') return false;
-    rights |= Rights{1} << (at - ll::kRightLetters);
+    const auto at = std::string_view(ll::kRightLetters).find(c);
+    if (at == std::string_view::npos) return false;
+    rights |= Rights{1} << at;
   }
   return true;
 }
@@ -117,15 +111,33 @@ bool parse_identity(std::string_view text, unsigned long long& dev, unsigned lon
     }
     return true;
   };
-  return number(text.substr(0, colon), dev) && number(text.substr(colon + 1), ino);
+  // (No substr: it may throw, and this program has no exceptions.)
+  return number({text.data(), colon}, dev) &&
+         number({text.data() + colon + 1, text.size() - colon - 1}, ino);
 }
+
+// makedev() of glibc's <sys/sysmacros.h>, which the identity holdfast
+// passes was made with.
+bool same_file(const struct statx& st, unsigned long long dev, unsigned long long ino) {
+  const unsigned long long major = st.stx_dev_major;
+  const unsigned long long minor = st.stx_dev_minor;
+  const unsigned long long device = ((major & 0x00000fffULL) << 8) |
+                                    ((major & 0xfffff000ULL) << 32) | ((minor & 0x000000ffULL)) |
+                                    ((minor & 0xffffff00ULL) << 12);
+  return device == dev && st.stx_ino == ino;
+}
+
+// The errno of a failed system call's result.
+int error_of(long result) { return static_cast<int>(-result); }
 
 // The command starts where the caller was: the directory bubblewrap
 // entered is the one holdfast checked.
 void check_cwd(unsigned long long dev, unsigned long long ino) {
-  struct stat st {};
-  if (::stat(".", &st) != 0) fail("cannot stat the command's directory", "", errno, kCannotApply);
-  if (st.st_dev != dev || st.st_ino != ino) {
+  struct statx st {};
+  if (const long error = sys::stat_path(".", st); error != 0) {
+    fail("cannot stat the command's directory", "", static_cast<int>(-error), kCannotApply);
+  }
+  if (!same_file(st, dev, ino)) {
     fail(
         "the command's directory is not the one the launch checked (the workspace or a "
         "directory above it was swapped while the sandbox started);",
@@ -140,9 +152,10 @@ class Ruleset {
     attr.handled_access_fs = handled_;
     if (abi >= 4 && tcp_closed) attr.handled_access_net = ll::kBindTcp | ll::kConnectTcp;
     if (abi >= 6) attr.scoped = scopes;
-    fd_ = static_cast<int>(
-        ::syscall(SYS_landlock_create_ruleset, &attr, ll::ruleset_attr_size(abi), 0U));
-    if (fd_ < 0) fail("cannot create the Landlock ruleset", "", errno, kCannotApply);
+    const long fd = sys::call(SYS_landlock_create_ruleset, reinterpret_cast<long>(&attr),
+                              static_cast<long>(ll::ruleset_attr_size(abi)), 0);
+    if (fd < 0) fail("cannot create the Landlock ruleset", "", error_of(fd), kCannotApply);
+    fd_ = static_cast<int>(fd);
   }
 
   // Grants `rights` (those the kernel handles; file rights only on a file
@@ -150,30 +163,48 @@ class Ruleset {
   // cannot name (on an internal filesystem: a memfd, a pipe) needs no rule
   // when `optional`: Landlock does not restrict those.
   void grant(int fd, Rights rights, std::string_view name, bool optional = false) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) fail("cannot stat", name, errno, kCannotApply);
-    if (S_ISLNK(st.st_mode)) return;  // its target has a rule of its own, or none
-    rights &= handled_;
-    if (!S_ISDIR(st.st_mode)) rights &= ll::kFileRights;
-    if (rights == 0) return;
-    const ll::PathBeneathAttr attr{rights, fd};
-    if (::syscall(SYS_landlock_add_rule, fd_, ll::kRulePathBeneath, &attr, 0U) != 0) {
-      if (optional && errno == EBADFD) return;
-      fail("cannot add the Landlock rule for", name, errno, kCannotApply);
+    struct statx st {};
+    if (const long error = sys::stat_fd(fd, st); error != 0) {
+      fail("cannot stat", name, error_of(error), kCannotApply);
     }
+    if (S_ISLNK(st.stx_mode)) return;  // its target has a rule of its own, or none
+    add(fd, S_ISDIR(st.stx_mode), rights, name, optional);
+  }
+
+  // grant() for a file whose type is known (from the directory listing);
+  // false when the kernel says it is not that type (it was replaced since).
+  bool grant_known(int fd, bool directory, Rights rights, std::string_view name) {
+    return add(fd, directory, rights, name, false, /*may_be_other_type=*/true);
   }
 
   void restrict_self() {
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-      fail("cannot set no_new_privs", "", errno, kCannotApply);
+    if (const long error = sys::call(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); error != 0) {
+      fail("cannot set no_new_privs", "", error_of(error), kCannotApply);
     }
-    if (::syscall(SYS_landlock_restrict_self, fd_, 0U) != 0) {
-      fail("cannot restrict the sandbox with Landlock", "", errno, kCannotApply);
+    if (const long error = sys::call(SYS_landlock_restrict_self, fd_, 0); error != 0) {
+      fail("cannot restrict the sandbox with Landlock", "", error_of(error), kCannotApply);
     }
-    ::close(fd_);
+    sys::close(fd_);
   }
 
  private:
+  bool add(int fd, bool directory, Rights rights, std::string_view name, bool optional,
+           bool may_be_other_type = false) {
+    rights &= handled_;
+    if (!directory) rights &= ll::kFileRights;
+    if (rights == 0) return true;
+    const ll::PathBeneathAttr attr{rights, fd};
+    if (const long error = sys::call(SYS_landlock_add_rule, fd_, ll::kRulePathBeneath,
+                                     reinterpret_cast<long>(&attr), 0);
+        error != 0) {
+      if (optional && error == -EBADFD) return true;
+      // Directory rights on a file that was a directory when listed.
+      if (may_be_other_type && error == -EINVAL) return false;
+      fail("cannot add the Landlock rule for", name, error_of(error), kCannotApply);
+    }
+    return true;
+  }
+
   Rights handled_;
   int fd_ = -1;
 };
@@ -184,75 +215,116 @@ class Ruleset {
 // another one.
 void grant_beneath(Ruleset& ruleset, const char* path, Rights rights, bool pinned = false,
                    unsigned long long dev = 0, unsigned long long ino = 0) {
-  const int fd = ::open(path, O_PATH | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT && !pinned) return;
-    fail("cannot open", path, errno, kCannotApply);
+  const long opened = sys::open_at(AT_FDCWD, path, O_PATH | O_CLOEXEC);
+  if (opened < 0) {
+    if (opened == -ENOENT && !pinned) return;
+    fail("cannot open", path, error_of(opened), kCannotApply);
   }
+  const int fd = static_cast<int>(opened);
   if (pinned) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) fail("cannot stat", path, errno, kCannotApply);
-    if (st.st_dev != dev || st.st_ino != ino) {
+    struct statx st {};
+    if (const long error = sys::stat_fd(fd, st); error != 0) {
+      fail("cannot stat", path, error_of(error), kCannotApply);
+    }
+    if (!same_file(st, dev, ino)) {
       fail("a path was moved while the sandbox started:", path, 0, kCannotApply);
     }
   }
   ruleset.grant(fd, rights, path);
-  ::close(fd);
+  sys::close(fd);
 }
+
+// Descriptors closed a run at a time (close_range): the entries of a
+// large directory (/etc has about 150) each need one only while their rule
+// is added, and every system call counts at a launch's start.
+class PendingCloses {
+ public:
+  ~PendingCloses() { flush(); }
+
+  void add(int fd) {
+    if (count_ == kBatch) flush();
+    fds_[count_++] = fd;
+  }
+
+  void flush() {
+    for (int i = 0; i < count_;) {
+      int last = i;
+      while (last + 1 < count_ && fds_[last + 1] == fds_[last] + 1) ++last;
+      sys::call(SYS_close_range, fds_[i], fds_[last], 0);
+      i = last + 1;
+    }
+    count_ = 0;
+  }
+
+ private:
+  static constexpr int kBatch = 64;
+  int fds_[kBatch] = {};
+  int count_ = 0;
+};
 
 void grant_split(Ruleset& ruleset, const char* path, Rights here, Rights entries, char* const* skip,
                  int skip_count) {
-  const int dir = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) {
-    if (errno == ENOENT) return;
-    fail("cannot open", path, errno, kCannotApply);
+  const long opened = sys::open_at(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (opened < 0) {
+    if (opened == -ENOENT) return;
+    fail("cannot open", path, error_of(opened), kCannotApply);
   }
+  const int dir = static_cast<int>(opened);
   ruleset.grant(dir, here, path);
+  PendingCloses closes;
   alignas(8) char buffer[16384];
   for (;;) {
-    const long n = ::syscall(SYS_getdents64, dir, buffer, sizeof buffer);
-    if (n < 0) fail("cannot list", path, errno, kCannotApply);
+    const long n = sys::call(SYS_getdents64, dir, reinterpret_cast<long>(buffer), sizeof buffer);
+    if (n < 0) fail("cannot list", path, error_of(n), kCannotApply);
     if (n == 0) break;
     for (long at = 0; at < n;) {
       const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at);
       at += entry->d_reclen;
       const std::string_view name = entry->d_name;
       if (name == "." || name == "..") continue;
+      // A symlink's target has a rule of its own, or none.
+      if (entry->d_type == DT_LNK) continue;
       bool skipped = false;
       for (int i = 0; i < skip_count && !skipped; ++i) skipped = name == skip[i];
       if (skipped) continue;
-      const int fd = ::openat(dir, entry->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      const long fd = sys::open_at(dir, entry->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
       if (fd < 0) {
-        if (errno == ENOENT) continue;  // gone since it was listed
-        fail("cannot open an entry of", path, errno, kCannotApply);
+        if (fd == -ENOENT) continue;  // gone since it was listed
+        fail("cannot open an entry of", path, error_of(fd), kCannotApply);
       }
-      ruleset.grant(fd, entries, path);
-      ::close(fd);
+      closes.add(static_cast<int>(fd));
+      // The listing's type saves a stat; an entry of unknown type, or one
+      // replaced since, is looked at.
+      if (entry->d_type == DT_UNKNOWN ||
+          !ruleset.grant_known(static_cast<int>(fd), entry->d_type == DT_DIR, entries, path)) {
+        ruleset.grant(static_cast<int>(fd), entries, path);
+      }
     }
   }
-  ::close(dir);
+  closes.flush();
+  sys::close(dir);
 }
 
 // Standard input, output and error: what a caller handed in keeps the
 // access it was opened with when reopened through /proc/self/fd.
 void grant_standard_descriptors(Ruleset& ruleset) {
   for (int fd = 0; fd <= 2; ++fd) {
-    const int flags = ::fcntl(fd, F_GETFL);
-    struct stat st {};
-    if (flags < 0 || ::fstat(fd, &st) != 0) continue;
-    if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) continue;  // pipes, sockets: no path
-    const int mode = flags & O_ACCMODE;
+    const long flags = sys::call(SYS_fcntl, fd, F_GETFL);
+    struct statx st {};
+    if (flags < 0 || sys::stat_fd(fd, st) != 0) continue;
+    if (!S_ISCHR(st.stx_mode) && !S_ISREG(st.stx_mode)) continue;  // pipes, sockets: no path
+    const long mode = flags & O_ACCMODE;
     Rights rights = 0;
     if (mode == O_RDONLY || mode == O_RDWR) rights |= ll::kReadFile;
     if (mode == O_WRONLY || mode == O_RDWR) rights |= ll::kWriteFile | ll::kTruncate;
-    if (S_ISCHR(st.st_mode)) rights |= ll::kIoctlDev;
+    if (S_ISCHR(st.stx_mode)) rights |= ll::kIoctlDev;
     ruleset.grant(fd, rights, "a standard descriptor", /*optional=*/true);
   }
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv, char** envp) {
   int abi = -1;
   bool tcp_closed = false;
   bool cwd_given = false;
@@ -319,9 +391,8 @@ int main(int argc, char** argv) {
   }
   // The command sees 0, 1 and 2 only (this program's own memfd included
   // goes).
-  ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+  sys::call(SYS_close_range, 3, static_cast<long>(~0U), CLOSE_RANGE_CLOEXEC);
   char** command = argv + at + 1;
-  ::execvp(command[0], command);
-  const int error = errno;
+  const int error = sys::exec_command(command, envp);
   fail("cannot execute", command[0], error, error == ENOENT ? 127 : 126);
 }
