@@ -57,6 +57,22 @@ void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchRe
       file);
 }
 
+// bubblewrap failed before the sandbox was up while the host's mounts
+// changed since the plan read them: a mount the plan masks or remounts
+// below a bound path went away (a container stopped, an automount expired)
+// and bubblewrap could not find its place. That is the neighbours' activity,
+// not a fault of the policy: the launch is planned again.
+bool host_mounts_moved_under(const SuperviseOutcome& outcome, bool gate_reached,
+                             const sandbox::MountTable& planned) {
+  if (outcome.command_status || outcome.timed_out) return false;
+  if (gate_reached) return false;  // the sandbox was built: the failure was later
+  try {
+    return sandbox::parse_mountinfo(sandbox::read_mountinfo("self")) != planned;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 void require_operator_policy(const LaunchPlan& plan) {
@@ -110,10 +126,12 @@ LaunchResult launch(const LaunchOptions& options) {
   // the command runs; the launch is then planned from a fresh reading.
   bool mount_arrived = true;
   std::vector<std::string> fd_notices;
+  std::vector<std::string> rebuilt_notices;
   while (mount_arrived && result.attempts < kLaunchAttempts) {
     mount_arrived = false;
     ++result.attempts;
     result.sandbox_mismatch.clear();
+    bool gate_reached = false;
     result.plan = plan_launch(request);
     LaunchPlan& plan = result.plan;
     if (options.require_sandbox) require_operator_policy(plan);
@@ -143,6 +161,7 @@ LaunchResult launch(const LaunchOptions& options) {
     // checked (mount_check.hpp).
     supervise_request.gate = GateCheck{
         plan.gate->ready_fd(), [&](long sandbox_pid) {
+          gate_reached = true;
           const auto checking = std::chrono::steady_clock::now();
           // Nothing propagates in from now on, nothing did before
           // (propagation.hpp), and every mount is where it belongs.
@@ -171,12 +190,19 @@ LaunchResult launch(const LaunchOptions& options) {
       }
     }
     result.outcome = supervise(std::move(supervise_request));
-    mount_arrived = mount_arrived && result.outcome.gate_refused;
+    mount_arrived = (mount_arrived && result.outcome.gate_refused) ||
+                    host_mounts_moved_under(result.outcome, gate_reached, plan.facts.mounts);
+    if (mount_arrived && !result.outcome.gate_refused && result.attempts < kLaunchAttempts) {
+      rebuilt_notices.push_back(
+          "a host mount below a bound path changed while the sandbox was built (bubblewrap's "
+          "message above); the launch was planned again");
+    }
   }
   if (mount_points) mount_points->finish();
   const LaunchPlan& plan = result.plan;
   result.exit_status = exit_status_of(result.outcome);
   result.warnings = fd_notices;
+  result.warnings.insert(result.warnings.end(), rebuilt_notices.begin(), rebuilt_notices.end());
   for (const auto& error : result.outcome.relay_errors) result.warnings.push_back(error);
   // What the command left for git, editors and agents to act on later
   // (tree_scan.hpp): after the mount points are gone, so that only what

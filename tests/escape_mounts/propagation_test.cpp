@@ -48,7 +48,27 @@ class PropagationTest : public EscapeTest {
                  as_caller(launch));
   }
 
+  // The bubblewrap the system scope names (security.bubblewrap, in a
+  // directory only root can change) becomes a wrapper that counts its
+  // starts in the file it returns and, the first time, says "up" on `ready`
+  // and waits for a line on `go` before it execs the real bubblewrap.
+  fs::path use_waiting_bubblewrap(const Fifo& ready, const Gate& go) {
+    const fs::path starts = base_ / "wrapper.starts";
+    write_file(starts, "");
+    ::chmod(starts.c_str(), 0666);
+    trusted_.emplace();
+    const fs::path wrapper = trusted_->program(
+        "bwrap-wait", "#!/bin/sh\necho start >> '" + starts.string() + "'\n" +
+                          "if [ \"$(wc -l < '" + starts.string() + "')\" = 1 ]; then\n" +
+                          "  echo up > '" + ready.path().string() + "'\n  read go < '" +
+                          go.path().string() + "'\nfi\nexec '" + kRealBwrap + "' \"$@\"\n");
+    write_settings(system_dir_,
+                   nlohmann::json{{"security", {{"bubblewrap", wrapper.string()}}}}.dump());
+    return starts;
+  }
+
   std::optional<HostMount> shared_;
+  std::optional<holdfast::testing::TrustedDir> trusted_;
   fs::path ws_;
 };
 
@@ -116,17 +136,7 @@ TEST_P(PropagationTest, AMountMadeWhileTheSandboxIsBuiltIsPlannedAgain) {
   Fifo ready(base_ / "wrapper.ready");
   Gate go(base_ / "wrapper.go");
   ASSERT_TRUE(ready.fd() >= 0 && go.valid());
-  const fs::path starts = base_ / "wrapper.starts";
-  write_file(starts, "");
-  ::chmod(starts.c_str(), 0666);
-  const holdfast::testing::TrustedDir trusted;
-  const fs::path wrapper = trusted.program(
-      "bwrap-wait", "#!/bin/sh\necho start >> '" + starts.string() + "'\n" + "if [ \"$(wc -l < '" +
-                        starts.string() + "')\" = 1 ]; then\n" + "  echo up > '" +
-                        ready.path().string() + "'\n  read go < '" + go.path().string() +
-                        "'\nfi\nexec '" + kRealBwrap + "' \"$@\"\n");
-  write_settings(system_dir_,
-                 nlohmann::json{{"security", {{"bubblewrap", wrapper.string()}}}}.dump());
+  const fs::path starts = use_waiting_bubblewrap(ready, go);
   Launch launch;
   launch.cwd = ws_;
   const auto started = start({"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c",
@@ -148,6 +158,41 @@ TEST_P(PropagationTest, AMountMadeWhileTheSandboxIsBuiltIsPlannedAgain) {
                                     "read-only: "
                                  << result.err;
   EXPECT_NE(result.err.find("Read-only file system"), std::string::npos) << result.err;
+}
+
+// The other way round: a kernel-interface mount below a bound path, which
+// the plan masks, is gone when bubblewrap starts (a container stopped, an
+// automount expired). bubblewrap cannot make the mask's mount point on the
+// read-only path and fails before anything runs; that is a neighbour's
+// activity, not the policy's fault, so the launch is planned again from a
+// fresh reading and the command runs.
+TEST_P(PropagationTest, AMaskedMountThatGoesAwayWhileTheSandboxIsBuiltIsPlannedAgain) {
+  set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
+  // Below a read-only path, so that its mount point cannot be made again.
+  const fs::path outside = base_ / "shared" / "ro";
+  fs::create_directories(outside / "devices");
+  std::optional<HostMount> devices;
+  devices.emplace("devtmpfs", outside / "devices", "devtmpfs");
+  ASSERT_TRUE(devices->mounted());
+  Fifo ready(base_ / "wrapper.ready");
+  Gate go(base_ / "wrapper.go");
+  ASSERT_TRUE(ready.fd() >= 0 && go.valid());
+  const fs::path starts = use_waiting_bubblewrap(ready, go);
+  Launch launch;
+  launch.cwd = ws_;
+  const auto started = start(
+      {"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c", "echo ran"}, as_caller(launch));
+  std::string line;
+  ASSERT_TRUE(ready.read_line_unless_exited(started.pid, line)) << wait(started).err;
+  devices.reset();  // unmounted
+  fs::remove(outside / "devices");
+  go.open();
+  const auto result = wait(started);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "ran\n");
+  EXPECT_TRUE(read_file(starts).starts_with("start\nstart\n"))
+      << "the launch was not planned again: " << read_file(starts);
+  EXPECT_NE(result.err.find("the launch was planned again"), std::string::npos) << result.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Callers, PropagationTest, ::testing::Values(Caller::root, Caller::user),
