@@ -57,15 +57,16 @@ void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchRe
       file);
 }
 
-// bubblewrap failed before the sandbox was up while the host's mounts
+// The sandbox was not built, or not as checked, while the host's mounts
 // changed since the plan read them: a mount the plan masks or remounts
 // below a bound path went away (a container stopped, an automount expired)
-// and bubblewrap could not find its place. That is the neighbours' activity,
-// not a fault of the policy: the launch is planned again.
-bool host_mounts_moved_under(const SuperviseOutcome& outcome, bool gate_reached,
-                             const sandbox::MountTable& planned) {
+// and bubblewrap could not find its place, or its unmounting reached the
+// sandbox before the start gate made it private. That is the neighbours'
+// activity, not a fault of the policy: the launch is planned again.
+bool host_mounts_changed(const SuperviseOutcome& outcome, bool gate_reached,
+                         const sandbox::MountTable& planned) {
   if (outcome.command_status || outcome.timed_out) return false;
-  if (gate_reached) return false;  // the sandbox was built: the failure was later
+  if (gate_reached && !outcome.gate_refused) return false;  // built as checked: later
   try {
     return sandbox::parse_mountinfo(sandbox::read_mountinfo("self")) != planned;
   } catch (const std::exception&) {
@@ -190,12 +191,15 @@ LaunchResult launch(const LaunchOptions& options) {
       }
     }
     result.outcome = supervise(std::move(supervise_request));
-    mount_arrived = (mount_arrived && result.outcome.gate_refused) ||
-                    host_mounts_moved_under(result.outcome, gate_reached, plan.facts.mounts);
-    if (mount_arrived && !result.outcome.gate_refused && result.attempts < kLaunchAttempts) {
+    const bool arrived = mount_arrived && result.outcome.gate_refused;
+    mount_arrived = arrived || host_mounts_changed(result.outcome, gate_reached, plan.facts.mounts);
+    // (A mount that arrived is what the start gate is for: no word.)
+    if (mount_arrived && !arrived && result.attempts < kLaunchAttempts) {
       rebuilt_notices.push_back(
-          "a host mount below a bound path changed while the sandbox was built (bubblewrap's "
-          "message above); the launch was planned again");
+          "a host mount below a bound path changed while the sandbox was built (" +
+          (result.outcome.gate_refused ? result.sandbox_mismatch
+                                       : std::string("bubblewrap's message above")) +
+          "); the launch was planned again");
     }
   }
   if (mount_points) mount_points->finish();
