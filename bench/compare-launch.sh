@@ -30,15 +30,24 @@ source bench/launch-setup.sh
 
 mapfile -t argv < <("$holdfast" run --dry-run --save-seccomp "$work/filter.bpf" -- /bin/true)
 # The argv names the seccomp fd holdfast used; bare bwrap gets the program on fd 3.
+# Each denied file is an empty file bubblewrap reads from a descriptor
+# (--ro-bind-data N): bare bwrap gets /dev/null there, from descriptor 10 on.
+data_fds=()
+next_fd=10
 for i in "${!argv[@]}"; do
   if [[ ${argv[$i]} == --seccomp ]]; then argv[$((i + 1))]=3; fi
+  if [[ ${argv[$i]} == --ro-bind-data ]]; then
+    argv[$((i + 1))]=$next_fd
+    data_fds+=(--fd "$next_fd" /dev/null)
+    next_fd=$((next_fd + 1))
+  fi
 done
 
 "$compare" --rounds "$rounds" --baseline bwrap --json "$work/../holdfast-compare.json" \
   --name holdfast -- "$holdfast" run -- /bin/true \; \
-  --name bwrap --fd3 "$work/filter.bpf" -- "${argv[@]}" \; \
-  --name floor-exec --fd3 "$work/filter.bpf" -- "$floor" exec "${argv[@]}" \; \
-  --name floor-spawn --fd3 "$work/filter.bpf" -- "$floor" spawn "${argv[@]}" \; \
+  --name bwrap --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "${argv[@]}" \; \
+  --name floor-exec --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "$floor" exec "${argv[@]}" \; \
+  --name floor-spawn --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "$floor" spawn "${argv[@]}" \; \
   --name library-once -- "$once" /bin/true \; \
   --name true -- /bin/true \;
 echo "raw samples: /tmp/holdfast-compare.json"

@@ -7,11 +7,12 @@
 //                  --name bwrap --fd3 filter.bpf -- /usr/bin/bwrap ... \;
 //                  --name true -- /bin/true \;
 //
-// Each command is "--name NAME [--fd3 FILE] -- ARGV... ;" (a lone ";" ends
-// it). --fd3 opens FILE on descriptor 3 for that command (the seccomp
-// program for bare bwrap). The first command is the baseline for ratios
-// unless --baseline NAME says otherwise. Output: a table, and with --json
-// FILE the raw samples. Exit status 1 if any run failed.
+// Each command is "--name NAME [--fd3 FILE] [--fd N FILE]... -- ARGV... ;"
+// (a lone ";" ends it). --fd3 opens FILE on descriptor 3 for that command
+// (the seccomp program for bare bwrap), --fd N on descriptor N (the empty
+// files bubblewrap's --ro-bind-data reads for denied files). The first command is the baseline for
+// ratios unless --baseline NAME says otherwise. Output: a table, and with --json FILE the raw
+// samples. Exit status 1 if any run failed.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,13 +24,14 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
 
 struct Command {
   std::string name;
-  std::string fd3_file;
+  std::vector<std::pair<int, std::string>> fd_files;  // descriptor, file
   std::vector<std::string> argv;
   std::vector<double> samples_ms;
 };
@@ -49,9 +51,9 @@ double run_once(const Command& command) {
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    if (!command.fd3_file.empty()) {
-      const int fd = ::open(command.fd3_file.c_str(), O_RDONLY);
-      if (fd < 0 || ::dup2(fd, 3) < 0) ::_exit(126);
+    for (const auto& [target, file] : command.fd_files) {
+      const int fd = ::open(file.c_str(), O_RDONLY);
+      if (fd < 0 || ::dup2(fd, target) < 0) ::_exit(126);
     }
     std::vector<char*> argv;
     for (const auto& a : command.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -69,7 +71,7 @@ double run_once(const Command& command) {
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: launch_compare [--rounds N] [--warmup N] [--baseline NAME] [--json FILE]\n"
-               "         --name NAME [--fd3 FILE] -- ARGV... ';' ...\n");
+               "         --name NAME [--fd3 FILE] [--fd N FILE]... -- ARGV... ';' ...\n");
   std::exit(2);
 }
 
@@ -94,9 +96,16 @@ int main(int argc, char** argv) {
     } else if (arg == "--name" && i + 1 < argc) {
       Command command;
       command.name = argv[++i];
-      if (i + 2 < argc && std::strcmp(argv[i + 1], "--fd3") == 0) {
-        command.fd3_file = argv[i + 2];
-        i += 2;
+      for (;;) {
+        if (i + 2 < argc && std::strcmp(argv[i + 1], "--fd3") == 0) {
+          command.fd_files.emplace_back(3, argv[i + 2]);
+          i += 2;
+        } else if (i + 3 < argc && std::strcmp(argv[i + 1], "--fd") == 0) {
+          command.fd_files.emplace_back(std::atoi(argv[i + 2]), argv[i + 3]);
+          i += 3;
+        } else {
+          break;
+        }
       }
       if (i + 1 >= argc || std::strcmp(argv[++i], "--") != 0) usage();
       while (++i < argc && std::strcmp(argv[i], ";") != 0) command.argv.emplace_back(argv[i]);
@@ -131,7 +140,8 @@ int main(int argc, char** argv) {
 
   std::printf("%-12s %12s %12s %14s\n", "command", "median ms", "p90 ms",
               ("ratio to " + baseline).c_str());
-  nlohmann::json out = {{"rounds", rounds}, {"baseline", baseline}, {"commands", nlohmann::json::array()}};
+  nlohmann::json out = {
+      {"rounds", rounds}, {"baseline", baseline}, {"commands", nlohmann::json::array()}};
   for (const auto& c : commands) {
     std::vector<double> ratios;
     for (std::size_t r = 0; r < c.samples_ms.size(); ++r) {

@@ -150,7 +150,8 @@ int show_plan(const RunOptions& options, const LaunchOptions& launch_options) {
     plan = plan_launch(plan_request(launch_options, /*will_run=*/false));
     if (options.require_sandbox) require_operator_policy(plan);
   } catch (const NoTrustedBubblewrap& missing) {
-    return without_bubblewrap(options, launch_options.cwd, missing);
+    return without_bubblewrap(
+        options, launch_options.cwd.empty() ? logical_cwd() : launch_options.cwd, missing);
   } catch (const std::exception&) {
     return refuse(failure_message(std::current_exception()));
   }
@@ -173,9 +174,10 @@ int run(const RunOptions& options) {
     return refuse("no command given; write it after --, e.g. holdfast run -- make test");
   }
   LaunchOptions launch_options;
-  launch_options.cwd = options.cwd.empty() ? logical_cwd() : fs::absolute(options.cwd);
-  launch_options.workspace =
-      options.workspace.empty() ? launch_options.cwd : fs::absolute(options.workspace);
+  // Named only when given: otherwise the launch takes this process's current
+  // directory itself, not a name another process could swap meanwhile.
+  if (!options.cwd.empty()) launch_options.cwd = fs::absolute(options.cwd);
+  if (!options.workspace.empty()) launch_options.workspace = fs::absolute(options.workspace);
   launch_options.command = options.command;
   launch_options.require_sandbox = options.require_sandbox;
   if (!options.report.empty()) launch_options.report = options.report;
@@ -189,7 +191,8 @@ int run(const RunOptions& options) {
   try {
     result = launch(launch_options);
   } catch (const NoTrustedBubblewrap& missing) {
-    return without_bubblewrap(options, launch_options.cwd, missing);
+    return without_bubblewrap(
+        options, launch_options.cwd.empty() ? logical_cwd() : launch_options.cwd, missing);
   } catch (const std::exception&) {
     return refuse(failure_message(std::current_exception()));
   }

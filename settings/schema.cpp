@@ -143,6 +143,10 @@ constexpr const char* kSchemaText = R"json({
         "workspaceStrictModes": {
           "description": "Check the workspace and its parents at every launch as sshd's StrictModes does (owned by root or you, not writable by group or others unless sticky and root's). Default true; false weakens the launch: another user who can write the workspace can change what the next launch runs.",
           "type": "boolean"
+        },
+        "requireLandlock": {
+          "description": "Refuse every launch on a host without Landlock, the sandbox's second layer (by default it is used where the kernel has it).",
+          "type": "boolean"
         }
       }
     },

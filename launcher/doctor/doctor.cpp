@@ -1,7 +1,6 @@
 #include "launcher/doctor/doctor.hpp"
 
 #include <fcntl.h>
-#include <linux/landlock.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -18,8 +17,10 @@
 #include "base/name_table.hpp"
 #include "base/process.hpp"
 #include "base/system_error.hpp"
-#include "launcher/run/cgroup.hpp"
+#include "launcher/landlock/landlock_plan.hpp"
+#include "launcher/landlock/second_layer.hpp"
 #include "launcher/run/bubblewrap.hpp"
+#include "launcher/run/cgroup.hpp"
 #include "launcher/run/launch.hpp"
 #include "launcher/run/launch_plan.hpp"
 #include "launcher/seccomp/filter.hpp"
@@ -162,7 +163,8 @@ std::vector<std::string> missing_bubblewrap_options(const std::string& help_text
   return missing;
 }
 
-Finding check_trial_launch(const settings::ScopePaths& paths) {
+Finding check_trial_launch(const settings::ScopePaths& paths,
+                           std::optional<launcher::LaunchPlan>* plan) {
   Finding f{"trial-launch", Verdict::ok, "", ""};
   const std::string max = read_first_line("/proc/sys/user/max_user_namespaces");
   if (max == "0") {
@@ -197,7 +199,10 @@ Finding check_trial_launch(const settings::ScopePaths& paths) {
   trial.stdout_fd = output.get();
   trial.stderr_fd = output.get();
   try {
-    const launcher::LaunchResult result = launcher::launch(trial);
+    launcher::LaunchResult result = launcher::launch(trial);
+    const auto keep_plan = [&] {
+      if (plan != nullptr) plan->emplace(std::move(result.plan));
+    };
     if (result.exit_status == 0) {
       f.summary = "holdfast run -- /bin/true in " + trial.workspace.string() +
                   " started and exited 0 (user, pid, ipc, uts" +
@@ -205,6 +210,7 @@ Finding check_trial_launch(const settings::ScopePaths& paths) {
                   " namespaces; seccomp program " +
                   (result.plan.seccomp_baked ? "baked at build time" : "built at launch") +
                   "; every mount checked at the start gate)";
+      keep_plan();
       return f;
     }
     // bwrap and the command wrote through copies of this descriptor, so its
@@ -226,6 +232,7 @@ Finding check_trial_launch(const settings::ScopePaths& paths) {
         "allow unprivileged user namespaces (kernel.unprivileged_userns_clone=1, "
         "user.max_user_namespaces>0, or an AppArmor profile for bwrap), or run inside a "
         "container that permits them";
+    keep_plan();
   } catch (const launcher::NoTrustedBubblewrap& missing) {
     // run's own verdict (decide_start), not a guess of doctor's.
     const launcher::StartVerdict verdict =
@@ -245,7 +252,7 @@ Finding check_trial_launch(const settings::ScopePaths& paths) {
 }
 
 Finding check_seccomp() {
-  Finding f{"seccomp", Verdict::ok, "", ""};
+  Finding f{"seccomp", Verdict::ok, "", "", nullptr};
   const int mode = ::prctl(PR_GET_SECCOMP);
   if (mode < 0) {
     f.verdict = Verdict::fatal;
@@ -282,7 +289,7 @@ Finding check_seccomp() {
 }
 
 Finding check_apparmor_userns() {
-  Finding f{"apparmor-userns", Verdict::ok, "", ""};
+  Finding f{"apparmor-userns", Verdict::ok, "", "", nullptr};
   const std::string value =
       read_first_line("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
   if (value.empty()) {
@@ -300,18 +307,32 @@ Finding check_apparmor_userns() {
   return f;
 }
 
-Finding check_landlock() {
-  Finding f{"landlock", Verdict::ok, "", ""};
-  const long abi =
-      ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  if (abi < 0) {
-    f.summary = std::string("Landlock not available (") + std::strerror(errno) +
-                "); holdfast does not need it";
-  } else {
-    f.summary = "Landlock ABI " + std::to_string(abi) +
-                " (not used; bubblewrap enforces the "
-                "filesystem policy)";
+Finding check_landlock(const launcher::LaunchPlan* plan) {
+  Finding f{"landlock", Verdict::ok, "", "", nullptr};
+  std::string why;
+  const int kernel = landlock::kernel_abi(&why);
+  const int used = plan != nullptr ? plan->landlock_abi : std::min(kernel, landlock::kNewestAbi);
+  const bool required = plan != nullptr && plan->landlock_required;
+  f.claims = {{"kernel_abi", kernel}, {"abi", used}, {"applied", used > 0}, {"required", required}};
+  if (used == 0) {
+    f.summary = "Landlock not available (" + (kernel == 0 ? why : "this build has no helper") +
+                "): launches rely on the mounts alone" +
+                (required ? "; an operator requires it (security.requireLandlock), so launches "
+                            "are refused"
+                          : "");
+    if (required) {
+      f.verdict = Verdict::fatal;
+      f.advice = "run on a kernel with Landlock, or remove security.requireLandlock";
+    }
+    return f;
   }
+  f.summary = "Landlock ABI " + std::to_string(kernel) +
+              ": every launch applies the plan's "
+              "rules as a second layer inside the sandbox, using " +
+              landlock::abi_coverage(used) +
+              (required ? "; required by an operator scope"
+                        : "; best effort (security.requireLandlock "
+                          "would refuse hosts without it)");
   return f;
 }
 
@@ -330,13 +351,15 @@ std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths,
   } catch (const std::exception& e) {
     findings.push_back(Finding{"settings:scopes", Verdict::fatal, e.what(),
                                "see the message; holdfast never reads a missing or damaged "
-                               "policy file as \"no settings\""});
+                               "policy file as \"no settings\"",
+                               nullptr});
   }
   const settings::PresenceMemory memory(paths.state_dir);
   std::string unsafe_files;
   for (const auto& file : reading ? reading->scopes : std::vector<settings::ScopeFile>{}) {
     const std::string& path = file.path.string();
-    Finding f{"settings:" + std::string(settings::scope_name(file.scope)), Verdict::ok, "", ""};
+    Finding f{"settings:" + std::string(settings::scope_name(file.scope)), Verdict::ok, "", "",
+              nullptr};
     if (!file.exists) {
       f.summary = path + ": absent";
     } else if (!file.valid()) {
@@ -363,7 +386,7 @@ std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths,
     findings.push_back(std::move(f));
   }
   // The whole reading, as a launch would take it (required policy, ...).
-  Finding snapshot{"settings:snapshot", Verdict::ok, "", ""};
+  Finding snapshot{"settings:snapshot", Verdict::ok, "", "", nullptr};
   try {
     if (!reading) throw settings::SnapshotError("the settings could not be read (see above)");
     if (!unsafe_files.empty()) {
@@ -389,7 +412,7 @@ std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths,
 }
 
 Finding check_unix_sockets(const sandbox::Policy& policy) {
-  Finding f{"unix-sockets", Verdict::ok, "", ""};
+  Finding f{"unix-sockets", Verdict::ok, "", "", nullptr};
   const std::string setting =
       "unixSockets: " + std::string(sandbox::unix_sockets_name(policy.unix_sockets)) +
       (policy.unix_sockets_origin ? "" : " (the default for the network)");
@@ -436,17 +459,113 @@ Finding check_unix_sockets(const sandbox::Policy& policy) {
   return f;
 }
 
-Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid) {
-  Finding f{"confinement", Verdict::ok, "", ""};
-  f.summary =
-      "every launch: read-only /proc, read-only /dev but for /dev/pts and a " +
-      std::to_string(policy.limits.tmpfs_mib) + " MiB /dev/shm, a " +
-      std::to_string(policy.limits.tmpfs_mib) +
-      " MiB private /tmp, nosuid mounts, no set-user-ID or set-group-ID mode bits, bubblewrap "
-      "started with the command's environment only";
-  f.summary += "; CPU time per process " +
-               (policy.limits.cpu_seconds ? std::to_string(*policy.limits.cpu_seconds) + " s"
-                                          : std::string("not limited"));
+nlohmann::json confinement_claims(const launcher::LaunchPlan& plan) {
+  using K = sandbox::MountOp::Kind;
+  const auto& ops = plan.mounts.ops;
+  const auto has = [&](K kind, const std::string& path) {
+    return std::any_of(ops.begin(), ops.end(), [&](const sandbox::MountOp& op) {
+      return op.kind == kind && op.path == path;
+    });
+  };
+  const auto size_mib = [&](const std::string& path) -> nlohmann::json {
+    for (const auto& op : ops) {
+      if (op.kind == K::tmpfs && op.path == path && !op.size.empty()) {
+        return std::stoull(op.size) / (1024 * 1024);
+      }
+    }
+    return nullptr;
+  };
+  nlohmann::json claims;
+  claims["proc"] = {{"fresh", has(K::proc, "/proc")}, {"read_only", has(K::remount_ro, "/proc")}};
+  claims["dev"] = {{"fresh", has(K::dev, "/dev")},
+                   {"read_only", has(K::remount_ro, "/dev")},
+                   {"shm_mib", size_mib("/dev/shm")}};
+  // /tmp: what the rule there makes of it.
+  nlohmann::json tmp = {{"kind", "hidden"}, {"writable", false}, {"size_mib", nullptr}};
+  if (const auto it = plan.mounts.rules.find("/tmp"); it != plan.mounts.rules.end()) {
+    const sandbox::Rule& rule = it->second;
+    if (rule.source == sandbox::RuleSource::private_tmp) {
+      tmp = {{"kind", "private"}, {"writable", true}, {"size_mib", size_mib("/tmp")}};
+    } else if (rule.access != sandbox::Access::deny) {
+      tmp = {{"kind", "host"},
+             {"writable", rule.access == sandbox::Access::write},
+             {"size_mib", nullptr}};
+    }
+  }
+  claims["tmp"] = tmp;
+  const bool own_network =
+      std::find(plan.argv.begin(), plan.argv.end(), "--unshare-net") != plan.argv.end();
+  claims["network"] = own_network ? "closed" : "open";
+  claims["unix_sockets"] = std::string(sandbox::unix_sockets_name(plan.policy.unix_sockets));
+  claims["landlock_abi"] = plan.landlock_abi;
+  std::vector<std::string> masked;
+  std::vector<std::string> read_only;
+  std::vector<std::string> aliases;
+  for (const auto& [path, rule] : plan.mounts.rules) {
+    if (rule.source == sandbox::RuleSource::kernel_mount) masked.push_back(path);
+    if (rule.source == sandbox::RuleSource::submount) read_only.push_back(path);
+    if (rule.source == sandbox::RuleSource::denied_alias) aliases.push_back(path);
+  }
+  claims["kernel_mounts_masked"] = masked;
+  claims["mounts_made_read_only"] = read_only;
+  claims["denied_aliases_masked"] = aliases;
+  const auto& limits = plan.policy.limits;
+  claims["limits"] = {
+      {"processes", limits.processes ? nlohmann::json(*limits.processes) : nlohmann::json()},
+      {"memory_mib", limits.memory_mib ? nlohmann::json(*limits.memory_mib) : nlohmann::json()},
+      {"cpu_seconds", limits.cpu_seconds ? nlohmann::json(*limits.cpu_seconds) : nlohmann::json()}};
+  return claims;
+}
+
+Finding check_confinement(const launcher::LaunchPlan& plan, uid_t caller_uid) {
+  Finding f{"confinement", Verdict::ok, "", "", confinement_claims(plan)};
+  const nlohmann::json& c = f.claims;
+  const auto said = [](const nlohmann::json& value) {
+    return value.is_boolean() && value.get<bool>();
+  };
+  std::string out = "in this workspace a launch gets: ";
+  out += said(c["proc"]["fresh"])
+             ? (said(c["proc"]["read_only"]) ? "a fresh, read-only /proc" : "a fresh /proc")
+             : "the host's /proc";
+  out += said(c["dev"]["fresh"])
+             ? std::string(said(c["dev"]["read_only"]) ? ", a fresh, read-only /dev"
+                                                       : ", a fresh /dev") +
+                   (c["dev"]["shm_mib"].is_number()
+                        ? " with a " + std::to_string(c["dev"]["shm_mib"].get<std::uint64_t>()) +
+                              " MiB private /dev/shm"
+                        : "")
+             : ", the host's /dev";
+  const nlohmann::json& tmp = c["tmp"];
+  if (tmp["kind"] == "private") {
+    out += ", a " + std::to_string(tmp["size_mib"].get<std::uint64_t>()) + " MiB private /tmp";
+  } else if (tmp["kind"] == "host") {
+    out += std::string(", the host's /tmp, ") + (said(tmp["writable"]) ? "writable" : "read-only");
+  } else {
+    out += ", no /tmp (hidden)";
+  }
+  out += c["network"] == "closed" ? ", an empty network namespace" : ", the host's network";
+  out += ", unixSockets " + c["unix_sockets"].get<std::string>();
+  out += c["landlock_abi"].get<int>() > 0
+             ? ", Landlock (ABI " + std::to_string(c["landlock_abi"].get<int>()) + ") inside"
+             : ", no Landlock";
+  for (const auto& [key, words] :
+       {std::pair<const char*, const char*>{"kernel_mounts_masked",
+                                            "kernel interfaces below bound paths masked"},
+        {"mounts_made_read_only", "mounts below writable paths made read-only"},
+        {"denied_aliases_masked", "denied paths shown again by bind mounts masked"}}) {
+    if (!c[key].empty()) out += ", " + std::to_string(c[key].size()) + " " + words;
+  }
+  out +=
+      ", nosuid mounts, no set-user-ID or set-group-ID mode bits, bubblewrap started with the "
+      "command's environment only";
+  const auto limit = [&](const char* key, const std::string& unit) {
+    return c["limits"][key].is_number()
+               ? std::to_string(c["limits"][key].get<std::uint64_t>()) + unit
+               : std::string("not limited");
+  };
+  // Processes and memory are the sandbox's, in its cgroup (check_bounds).
+  out += "; CPU time per process " + limit("cpu_seconds", " s");
+  f.summary = out;
   if (caller_uid == 0) {
     f.verdict = Verdict::warning;
     f.summary +=
@@ -458,7 +577,7 @@ Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid) {
 }
 
 Finding check_bounds(const sandbox::Policy& policy) {
-  Finding f{"bounds", Verdict::ok, "", ""};
+  Finding f{"bounds", Verdict::ok, "", "", nullptr};
   const launcher::cgroup::Placement placement = launcher::cgroup::find_placement();
   const bool operator_bounds = launcher::cgroup::operator_set(policy.limits);
   f.summary = launcher::cgroup::describe(
@@ -486,10 +605,12 @@ bool Report::launch_possible() const {
 nlohmann::json Report::to_json() const {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& f : findings) {
-    checks.push_back({{"check", f.check},
-                      {"verdict", verdict_name(f.verdict)},
-                      {"summary", f.summary},
-                      {"advice", f.advice}});
+    nlohmann::json check = {{"check", f.check},
+                            {"verdict", verdict_name(f.verdict)},
+                            {"summary", f.summary},
+                            {"advice", f.advice}};
+    if (!f.claims.is_null()) check["claims"] = f.claims;
+    checks.push_back(std::move(check));
   }
   return {{"launch_possible", launch_possible()}, {"checks", checks}};
 }
@@ -564,27 +685,31 @@ Finding check_git_bare_repository() {
 Report examine_host(const settings::ScopePaths& paths) {
   Report report;
   report.findings.push_back(check_bubblewrap(paths));
-  report.findings.push_back(check_trial_launch(paths));
+  // The trial launch's own plan is what the confinement findings read.
+  std::optional<launcher::LaunchPlan> plan;
+  Finding trial = check_trial_launch(paths, &plan);
+  // A warning without a plan: launches here run unconfined, as allowed.
+  const bool unconfined = !plan && trial.verdict == Verdict::warning;
+  report.findings.push_back(std::move(trial));
   report.findings.push_back(check_seccomp());
   report.findings.push_back(check_apparmor_userns());
-  report.findings.push_back(check_landlock());
+  report.findings.push_back(check_landlock(plan ? &*plan : nullptr));
   report.findings.push_back(check_git_bare_repository());
-  settings::Snapshot merged;
-  for (auto& f : check_settings_scopes(paths, &merged)) report.findings.push_back(std::move(f));
-  // The effective policy of that same reading, when it could be merged
-  // (the settings findings say why not otherwise).
-  try {
-    if (merged.digest.empty()) {
-      throw settings::SnapshotError("the settings could not be read as a launch reads them");
-    }
-    const auto policy = sandbox::policy_from_settings(merged.effective);
-    report.findings.push_back(check_unix_sockets(policy));
-    report.findings.push_back(check_confinement(policy, ::getuid()));
-    report.findings.push_back(check_bounds(policy));
-  } catch (const std::exception& e) {
+  for (auto& f : check_settings_scopes(paths)) report.findings.push_back(std::move(f));
+  if (plan) {
+    report.findings.push_back(check_unix_sockets(plan->policy));
+    report.findings.push_back(check_confinement(*plan, ::getuid()));
+    report.findings.push_back(check_bounds(plan->policy));
+  } else if (unconfined) {
+    report.findings.push_back({"policy", Verdict::warning,
+                               "launches here run UNCONFINED (see trial-launch): no part of the "
+                               "policy is applied",
+                               "see the bubblewrap finding", nullptr});
+  } else {
     report.findings.push_back({"policy", Verdict::fatal,
-                               std::string("the effective policy cannot be read: ") + e.what(),
-                               "see the settings findings; holdfast settings validate"});
+                               "no launch could be planned here (see trial-launch), so nothing "
+                               "is claimed about its confinement",
+                               "see the trial-launch and settings findings", nullptr});
   }
   return report;
 }

@@ -6,9 +6,11 @@
 #include <sys/types.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "launcher/run/launch_plan.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "settings/scopes.hpp"
 #include "settings/snapshot.hpp"
@@ -22,6 +24,9 @@ struct Finding {
   Verdict verdict = Verdict::ok;
   std::string summary;  // one line: what was found
   std::string advice;   // what to do; empty when ok
+  // What the summary says, as data ("claims" in --json); null when the
+  // check makes no claim a launch could be held to.
+  nlohmann::json claims = nullptr;
 };
 
 struct Report {
@@ -40,11 +45,15 @@ Report examine_host(const settings::ScopePaths& paths);
 // the verdict is launcher::decide_start's, as run's.
 Finding check_bubblewrap(const settings::ScopePaths& paths);
 // `holdfast run -- /bin/true` in the workspace of `paths`, through the very
-// launch path run takes (launcher::launch), without a launch record.
-Finding check_trial_launch(const settings::ScopePaths& paths);
+// launch path run takes (launcher::launch), without a launch record. The
+// launch's plan, when it got that far, is left in `plan`.
+Finding check_trial_launch(const settings::ScopePaths& paths,
+                           std::optional<launcher::LaunchPlan>* plan = nullptr);
 Finding check_seccomp();
 Finding check_apparmor_userns();
-Finding check_landlock();
+// The kernel's Landlock ABI and what it enforces; with a plan, whether that
+// launch applies it and whether an operator requires it.
+Finding check_landlock(const launcher::LaunchPlan* plan);
 // Every scope from one reading, then that reading merged as a launch takes
 // it; `merged`, when given, receives the merged snapshot (left as it was
 // when the reading cannot be merged).
@@ -53,9 +62,15 @@ std::vector<Finding> check_settings_scopes(const settings::ScopePaths& paths,
 // What the effective policy lets the command reach through Unix sockets:
 // with AF_UNIX allowed, the well-known host sockets that exist here.
 Finding check_unix_sockets(const sandbox::Policy& policy);
-// The protections every launch gets, and what root inside means when the
-// caller is root.
-Finding check_confinement(const sandbox::Policy& policy, uid_t caller_uid);
+// What a launch's sandbox is, read from the very plan `run` makes (its
+// mount operations, rules and bubblewrap argv), so that doctor claims only
+// what the launch does: /proc, /dev and /dev/shm, what /tmp is (private
+// and its size, or the host's, writable or not), the network, the second
+// layer, the mounts below bound paths, the limits.
+nlohmann::json confinement_claims(const launcher::LaunchPlan& plan);
+// Those claims in words, what root inside means when the caller is root,
+// and the policy's limits (fatal when they could not be enforced).
+Finding check_confinement(const launcher::LaunchPlan& plan, uid_t caller_uid);
 // The sandbox's processes and memory: where its cgroup would go, or why it
 // cannot (fatal when an operator set the bounds, a warning for defaults).
 Finding check_bounds(const sandbox::Policy& policy);

@@ -50,14 +50,19 @@ base::UniqueFd open_bind_source(const std::string& path, const sandbox::FileId& 
 }
 
 BindSources open_bind_sources(const std::vector<std::string>& paths,
-                              const std::map<std::string, sandbox::FileId>& identities) {
+                              const std::map<std::string, sandbox::FileId>& identities,
+                              std::map<std::string, base::UniqueFd> opened) {
   BindSources sources;
   for (const auto& path : paths) {
     const auto id = identities.find(path);
     if (id == identities.end()) {
       throw std::logic_error("the host facts never met the bind source " + path);
     }
-    sources.fds.push_back(open_bind_source(path, id->second));
+    if (auto it = opened.find(path); it != opened.end() && it->second.valid()) {
+      sources.fds.push_back(std::move(it->second));
+    } else {
+      sources.fds.push_back(open_bind_source(path, id->second));
+    }
     sources.by_path[path] = sources.fds.back().get();
   }
   return sources;

@@ -30,9 +30,12 @@ struct BindSources {
 // other errors.
 base::UniqueFd open_bind_source(const std::string& path, const sandbox::FileId& expected);
 
-// open_bind_source for each path, with the identity the facts recorded.
+// open_bind_source for each path, with the identity the facts recorded;
+// a path in `opened` is bound from that descriptor instead (it was opened
+// once for the launch and checked: the workspace), which is taken over.
 // Throws std::logic_error for a path the facts never met.
 BindSources open_bind_sources(const std::vector<std::string>& paths,
-                              const std::map<std::string, sandbox::FileId>& identities);
+                              const std::map<std::string, sandbox::FileId>& identities,
+                              std::map<std::string, base::UniqueFd> opened = {});
 
 }  // namespace holdfast::launcher

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "launcher/landlock/landlock_plan.hpp"
 #include "launcher/sandbox/explain.hpp"
 #include "launcher/seccomp/filter.hpp"
 #include "settings/scopes.hpp"
@@ -49,6 +50,35 @@ std::string describe_mounts(const LaunchPlan& plan) {
   return out;
 }
 
+// The second layer: which ABI, what it enforces, and its rules.
+std::string describe_landlock(const LaunchPlan& plan) {
+  if (plan.landlock_abi == 0) {
+    return std::string("landlock: not available on this host") +
+           (plan.landlock_required ? " (required: the launch is refused)"
+                                   : "; the mounts alone enforce the filesystem policy "
+                                     "(security.requireLandlock would refuse)") +
+           "\n";
+  }
+  std::string out =
+      "landlock: ABI " + std::to_string(plan.landlock_abi) + " (" +
+      landlock::abi_coverage(plan.landlock_abi) + ")" +
+      (plan.landlock_required ? ", required by an operator scope" : "") +
+      "; applied inside the sandbox before the command starts" +
+      (plan.landlock.tcp_closed && plan.landlock_abi >= 4 ? "; no TCP bind or connect" : "") +
+      "\n  rights: x execute, w write, r read, l list, e/u remove, D/R/Y make "
+      "directory/file/symlink, F/S make FIFO/socket, f rename across "
+      "directories, t truncate, i device ioctls\n";
+  for (const auto& rule : plan.landlock.rules) {
+    out += "  " + rule.path + ": " + landlock::rights_letters(rule.here);
+    if (rule.split) {
+      out += ", each entry " + landlock::rights_letters(rule.entries) + " but";
+      for (const auto& name : rule.skip) out += " " + name;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string explanation_text(const LaunchPlan& plan) {
@@ -66,6 +96,7 @@ std::string explanation_text(const LaunchPlan& plan) {
                           cgroup::operator_set(plan.policy.limits)) +
          "\n";
   out += "\n" + describe_mounts(plan);
+  out += "\n" + describe_landlock(plan);
   out += "\nseccomp filter:\n";
   for (const auto& line : seccomp::describe_rules(plan.filter)) out += "  " + line + "\n";
   return out;

@@ -9,6 +9,7 @@
 #include "launcher/run/launch_record.hpp"
 #include "launcher/run/mount_check.hpp"
 #include "launcher/run/mount_points.hpp"
+#include "launcher/run/propagation.hpp"
 #include "launcher/run/protection_record.hpp"
 #include "launcher/run/standard_fds.hpp"
 #include "launcher/sandbox/refusal.hpp"
@@ -54,6 +55,23 @@ void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchRe
       fd.get(),
       launch_report(result.plan, result.outcome, result.exit_status, result.changes).dump(2) + "\n",
       file);
+}
+
+// The sandbox was not built, or not as checked, while the host's mounts
+// changed since the plan read them: a mount the plan masks or remounts
+// below a bound path went away (a container stopped, an automount expired)
+// and bubblewrap could not find its place, or its unmounting reached the
+// sandbox before the start gate made it private. That is the neighbours'
+// activity, not a fault of the policy: the launch is planned again.
+bool host_mounts_changed(const SuperviseOutcome& outcome, bool gate_reached,
+                         const sandbox::MountTable& planned) {
+  if (outcome.command_status || outcome.timed_out) return false;
+  if (gate_reached && !outcome.gate_refused) return false;  // built as checked: later
+  try {
+    return sandbox::parse_mountinfo(sandbox::read_mountinfo("self")) != planned;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -103,74 +121,104 @@ LaunchResult launch(const LaunchOptions& options) {
   }
 
   LaunchResult result;
-  result.plan = plan_launch(request);
-  LaunchPlan& plan = result.plan;
-  if (options.require_sandbox) require_operator_policy(plan);
-
-  // What the command gets as 0, 1 and 2 (standard_fds.hpp).
-  const int given[3] = {0, options.stdout_fd >= 0 ? options.stdout_fd : 1,
-                        options.stderr_fd >= 0 ? options.stderr_fd : 2};
-  StandardFdSetup standard_fds = set_up_standard_fds(given, plan.policy, plan.facts);
-
-  SuperviseRequest supervise_request;
-  supervise_request.bwrap_path = plan.argv.front();
-  supervise_request.bwrap_fd = plan.bwrap.fd.get();
-  supervise_request.bwrap_is_script = plan.bwrap.interpreter.has_value();
-  supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
-  supervise_request.inherited_fds = plan.inherited_fds();
-  supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
-  supervise_request.limits = resource_limits(plan.policy.limits);
-  supervise_request.timeout = options.timeout;
-  supervise_request.stdin_fd = standard_fds.stdin_fd;
-  supervise_request.stdout_fd =
-      standard_fds.stdout_fd >= 0 ? standard_fds.stdout_fd : options.stdout_fd;
-  supervise_request.stderr_fd =
-      standard_fds.stderr_fd >= 0 ? standard_fds.stderr_fd : options.stderr_fd;
-  supervise_request.relays = std::move(standard_fds.relays);
-  // Nothing runs in the sandbox until its mounts are seen to be what was
-  // checked (mount_check.hpp).
-  supervise_request.gate =
-      GateCheck{plan.gate->ready_fd(), [&](long sandbox_pid) {
-                  const auto checking = std::chrono::steady_clock::now();
-                  result.sandbox_mismatch =
-                      check_sandbox_mounts(sandbox_pid, plan.mounts.checks, plan.facts.identities);
-                  plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
-                      std::chrono::steady_clock::now() - checking);
-                  if (!result.sandbox_mismatch.empty()) return false;
-                  try {
-                    plan.gate->open();
-                  } catch (const base::SystemError& e) {
-                    result.sandbox_mismatch = e.what();
-                    return false;
-                  }
-                  return true;
-                }};
-
   base::UniqueFd report;
   if (options.report) report = open_report(*options.report);
-  if (mount_points) {
-    try {
-      mount_points->record(plan.mounts.created_on_host);
-    } catch (const base::SystemError&) {
-      // Unrecorded mount points stay behind, empty; nothing is weakened.
+  // A host mount that arrived while the sandbox was built stops it before
+  // the command runs; the launch is then planned from a fresh reading.
+  bool mount_arrived = true;
+  std::vector<std::string> fd_notices;
+  std::vector<std::string> rebuilt_notices;
+  while (mount_arrived && result.attempts < kLaunchAttempts) {
+    mount_arrived = false;
+    ++result.attempts;
+    result.sandbox_mismatch.clear();
+    bool gate_reached = false;
+    result.plan = plan_launch(request);
+    LaunchPlan& plan = result.plan;
+    if (options.require_sandbox) require_operator_policy(plan);
+
+    // What the command gets as 0, 1 and 2 (standard_fds.hpp).
+    const int given[3] = {0, options.stdout_fd >= 0 ? options.stdout_fd : 1,
+                          options.stderr_fd >= 0 ? options.stderr_fd : 2};
+    StandardFdSetup standard_fds = set_up_standard_fds(given, plan.policy, plan.facts);
+    fd_notices = standard_fds.notices;
+
+    SuperviseRequest supervise_request;
+    supervise_request.bwrap_path = plan.argv.front();
+    supervise_request.bwrap_fd = plan.bwrap.fd.get();
+    supervise_request.bwrap_is_script = plan.bwrap.interpreter.has_value();
+    supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
+    supervise_request.inherited_fds = plan.inherited_fds();
+    supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
+    supervise_request.limits = resource_limits(plan.policy.limits);
+    supervise_request.timeout = options.timeout;
+    supervise_request.stdin_fd = standard_fds.stdin_fd;
+    supervise_request.stdout_fd =
+        standard_fds.stdout_fd >= 0 ? standard_fds.stdout_fd : options.stdout_fd;
+    supervise_request.stderr_fd =
+        standard_fds.stderr_fd >= 0 ? standard_fds.stderr_fd : options.stderr_fd;
+    supervise_request.relays = std::move(standard_fds.relays);
+    // Nothing runs in the sandbox until its mounts are seen to be what was
+    // checked (mount_check.hpp).
+    supervise_request.gate = GateCheck{
+        plan.gate->ready_fd(), [&](long sandbox_pid) {
+          gate_reached = true;
+          const auto checking = std::chrono::steady_clock::now();
+          // Nothing propagates in from now on, nothing did before
+          // (propagation.hpp), and every mount is where it belongs.
+          result.sandbox_mismatch = seal_sandbox_mounts(sandbox_pid, plan.mounts, &mount_arrived);
+          if (result.sandbox_mismatch.empty()) {
+            result.sandbox_mismatch =
+                check_sandbox_mounts(sandbox_pid, plan.mounts.checks, plan.facts.identities);
+          }
+          plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::steady_clock::now() - checking);
+          if (!result.sandbox_mismatch.empty()) return false;
+          try {
+            plan.gate->open();
+          } catch (const base::SystemError& e) {
+            result.sandbox_mismatch = e.what();
+            return false;
+          }
+          return true;
+        }};
+
+    if (mount_points) {
+      try {
+        mount_points->record(plan.mounts.created_on_host);
+      } catch (const base::SystemError&) {
+        // Unrecorded mount points stay behind, empty; nothing is weakened.
+      }
+    }
+    // The sandbox's bounds, for all of it at once (cgroup.hpp); made last,
+    // so that nothing before can leave it behind. Removed when `group` goes.
+    std::optional<cgroup::LaunchGroup> group;
+    if (plan.cgroup_placement.version) {
+      const auto making = std::chrono::steady_clock::now();
+      group.emplace(plan.cgroup_placement, plan.bounds);
+      supervise_request.cgroup_procs_fds = group->procs_fds();
+      plan.timings.cgroup = std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - making);
+    }
+    result.outcome = supervise(std::move(supervise_request));
+    result.memory_kills = group ? group->memory_kills() : 0;
+    group.reset();
+    const bool arrived = mount_arrived && result.outcome.gate_refused;
+    mount_arrived = arrived || host_mounts_changed(result.outcome, gate_reached, plan.facts.mounts);
+    // (A mount that arrived is what the start gate is for: no word.)
+    if (mount_arrived && !arrived && result.attempts < kLaunchAttempts) {
+      rebuilt_notices.push_back(
+          "a host mount below a bound path changed while the sandbox was built (" +
+          (result.outcome.gate_refused ? result.sandbox_mismatch
+                                       : std::string("bubblewrap's message above")) +
+          "); the launch was planned again");
     }
   }
-  // The sandbox's bounds, for all of it at once (cgroup.hpp); made last, so
-  // that nothing before can leave it behind. Removed when `group` goes.
-  std::optional<cgroup::LaunchGroup> group;
-  if (plan.cgroup_placement.version) {
-    const auto making = std::chrono::steady_clock::now();
-    group.emplace(plan.cgroup_placement, plan.bounds);
-    supervise_request.cgroup_procs_fds = group->procs_fds();
-    plan.timings.cgroup = std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::steady_clock::now() - making);
-  }
-  result.outcome = supervise(std::move(supervise_request));
-  if (group) result.memory_kills = group->memory_kills();
-  group.reset();
   if (mount_points) mount_points->finish();
+  const LaunchPlan& plan = result.plan;
   result.exit_status = exit_status_of(result.outcome);
-  result.warnings = standard_fds.notices;
+  result.warnings = fd_notices;
+  result.warnings.insert(result.warnings.end(), rebuilt_notices.begin(), rebuilt_notices.end());
   for (const auto& error : result.outcome.relay_errors) result.warnings.push_back(error);
   if (result.memory_kills > 0 && result.outcome.command_status) {
     result.warnings.push_back(cgroup::memory_bound_reached(result.memory_kills, plan.bounds));

@@ -28,8 +28,12 @@
 namespace holdfast::launcher {
 
 struct LaunchOptions {
-  std::filesystem::path workspace;  // absolute
-  std::filesystem::path cwd;        // absolute; the command starts there
+  // Absolute; empty: the cwd. The workspace is opened once and bound from
+  // that descriptor (launch_directories.hpp).
+  std::filesystem::path workspace;
+  // Absolute; the command starts there. Empty: this process's current
+  // directory itself (not its name, which another process could swap).
+  std::filesystem::path cwd;
   std::vector<std::string> command;
   // holdfast's state directory: the launch records, the presence memory of
   // the settings files and the mount-point lock. Unset: the environment's
@@ -63,6 +67,11 @@ struct LaunchResult {
   // Set when the built sandbox was not what was checked (the command did
   // not run): what was wrong.
   std::string sandbox_mismatch;
+  // How many times the sandbox was built: a host mount that arrived while
+  // it was built (anywhere below a bound path: unrelated activity) stops
+  // that sandbox before the command runs, and the launch is planned and
+  // built again, up to kLaunchAttempts times.
+  int attempts = 0;
   // What appeared in the writable roots while the command ran (bare
   // repository layouts, repositories, protected names), looked for once it
   // ended.
@@ -93,6 +102,7 @@ LaunchRequest plan_request(const LaunchOptions& options, bool will_run);
 // base::SystemError (bubblewrap could not be started); each says what was
 // wrong.
 LaunchResult launch(const LaunchOptions& options);
+inline constexpr int kLaunchAttempts = 3;
 
 // Throws sandbox::Refused ("sandbox-required") when the plan's policy is
 // the built-in default: no operator scope sets tools.executionSandbox.

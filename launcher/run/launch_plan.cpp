@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include "base/system_error.hpp"
+#include "launcher/landlock/second_layer.hpp"
 #include "launcher/run/bubblewrap.hpp"
+#include "launcher/run/launch_directories.hpp"
 #include "launcher/run/workspace_modes.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/refusal.hpp"
@@ -84,6 +86,7 @@ std::vector<int> LaunchPlan::inherited_fds() const {
   if (seccomp_fd.valid()) fds.push_back(seccomp_fd.get());
   if (gate) fds.push_back(gate->program_fd());
   for (const auto& fd : empty_file_fds) fds.push_back(fd.get());
+  if (landlock_helper_fd.valid()) fds.push_back(landlock_helper_fd.get());
   for (const auto& fd : bind_sources.fds) fds.push_back(fd.get());
   return fds;
 }
@@ -139,13 +142,27 @@ namespace {
 LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   LaunchPlan plan;
   auto start = Clock::now();
-  plan.scope_paths = settings::scope_paths_from_environment(request.workspace);
+  // The workspace and the cwd, each opened once; everything after names
+  // them by what the kernel says those descriptors are.
+  std::optional<LaunchDirectories> directories =
+      open_launch_directories(request.workspace, request.cwd);
+  std::filesystem::path workspace = request.workspace;
+  std::filesystem::path cwd = request.cwd;
+  if (directories) {
+    workspace = directories->workspace.canonical;
+    cwd = directories->cwd.canonical;
+  } else {
+    // One of them is missing: admission says which, by name.
+    if (cwd.empty()) cwd = std::filesystem::current_path();
+    if (workspace.empty()) workspace = cwd;
+  }
+  plan.scope_paths = settings::scope_paths_from_environment(workspace);
   if (request.state_dir) plan.scope_paths.state_dir = *request.state_dir;
   plan.snapshot = settings::take_snapshot(plan.scope_paths, request.snapshot_options);
   plan.timings.snapshot = since(start);
 
   start = Clock::now();
-  check_workspace_modes(request.workspace, plan.snapshot.effective);
+  check_workspace_modes(workspace, plan.snapshot.effective);
   BubblewrapLookup bubblewrap = find_bubblewrap(plan.snapshot.effective);
   if (!bubblewrap.lookup.executable) {
     throw NoTrustedBubblewrap(std::move(bubblewrap), plan.snapshot.effective);
@@ -153,8 +170,13 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   plan.bwrap = std::move(*bubblewrap.lookup.executable);
   plan.policy = sandbox::policy_from_settings(plan.snapshot.effective);
   sandbox::FactsRequest facts_request;
-  facts_request.workspace = request.workspace;
-  facts_request.cwd = request.cwd;
+  facts_request.workspace = workspace;
+  facts_request.cwd = cwd;
+  if (directories) {
+    facts_request.workspace_id = directories->workspace.id;
+    facts_request.cwd_id = directories->cwd.id;
+    facts_request.cwd_within_workspace = directories->cwd_within_workspace;
+  }
   facts_request.scope_paths = plan.scope_paths;
   facts_request.state_dir = request.state_dir;
   facts_request.repo_scan_budget = plan.policy.protected_names.scan_limit;
@@ -164,6 +186,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
         file.path, sandbox::FileId{file.identity.device, file.identity.inode});
   }
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
+  plan.facts.others_write_workspace_accepted = !workspace_strict_modes(plan.snapshot.effective);
   accept_same_content_saves(plan.snapshot, request.snapshot_options, plan.facts);
   plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
   plan.bounds = cgroup::bounds_for(plan.policy.limits, cgroup::memory_total_bytes());
@@ -180,7 +203,12 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   }
   check_bubblewrap_not_writable(plan.bwrap, plan.policy, plan.facts, ::getuid());
   if (request.will_run) {
-    plan.bind_sources = open_bind_sources(plan.mounts.bind_sources, plan.facts.identities);
+    // The workspace is bound from the descriptor it was opened as.
+    std::map<std::string, base::UniqueFd> opened;
+    if (directories)
+      opened.emplace(directories->workspace.canonical, std::move(directories->workspace.fd));
+    plan.bind_sources =
+        open_bind_sources(plan.mounts.bind_sources, plan.facts.identities, std::move(opened));
   }
   // One per denied file: bubblewrap reads each to its end and closes it.
   for (std::size_t i = 0; i < plan.mounts.empty_files; ++i) {
@@ -190,6 +218,28 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
     }
   }
   plan.timings.policy = since(start);
+
+  // The second layer, from the same mount plan; its helper runs first
+  // inside the sandbox (also without Landlock: it checks that bubblewrap's
+  // --chdir, a name, entered the cwd the launch opened) and then executes
+  // the command.
+  start = Clock::now();
+  plan.landlock_required = landlock::required_by(plan.snapshot.effective);
+  plan.landlock_abi = landlock::launch_abi(plan.landlock_required);
+  plan.landlock = landlock::plan_landlock(plan.policy, plan.mounts, &plan.facts.identities);
+  std::vector<std::string> command = request.command;
+  // A plan only shown (--dry-run, --explain) leaves it out: its memfd
+  // would not exist where that argv is run by hand.
+  if (request.will_run && landlock::helper_embedded() && !command.empty()) {
+    plan.landlock_helper_fd = landlock::helper_memfd();
+    std::optional<sandbox::FileId> cwd_id;
+    if (directories) cwd_id = directories->cwd.id;
+    auto helper = landlock::helper_argv(
+        plan.landlock, plan.landlock_abi,
+        "/proc/self/fd/" + std::to_string(plan.landlock_helper_fd.get()), cwd_id);
+    command.insert(command.begin(), helper.begin(), helper.end());
+  }
+  plan.timings.landlock = since(start);
 
   start = Clock::now();
   plan.filter = filter_options_for(plan.policy);
@@ -208,8 +258,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
   for (const auto& fd : plan.empty_file_fds) build.empty_file_fds.push_back(fd.get());
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
-  plan.argv =
-      sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, request.command, build);
+  plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, command, build);
   plan.timings.policy += since(start);
   return plan;
 }

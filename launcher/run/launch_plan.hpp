@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/fd.hpp"
+#include "launcher/landlock/landlock_plan.hpp"
 #include "launcher/run/bind_sources.hpp"
 #include "launcher/run/cgroup.hpp"
 #include "launcher/run/start_gate.hpp"
@@ -29,8 +30,11 @@
 namespace holdfast::launcher {
 
 struct LaunchRequest {
-  std::filesystem::path workspace;  // absolute
-  std::filesystem::path cwd;        // absolute, the caller's logical cwd
+  // Absolute; empty: the cwd. Opened once (launch_directories.hpp).
+  std::filesystem::path workspace;
+  // Absolute; empty: this process's current directory itself. Opened once,
+  // and must lie in the workspace by identity.
+  std::filesystem::path cwd;
   std::vector<std::string> command;
   settings::SnapshotOptions snapshot_options;
   // holdfast's state directory, existing (the sandbox hides it); the
@@ -49,6 +53,7 @@ struct LaunchTimings {
   std::chrono::microseconds seccomp{0};      // program (baked or built) into its memfd or gate
   std::chrono::microseconds mount_check{0};  // the built sandbox checked at the start gate
   std::chrono::microseconds cgroup{0};       // the launch's cgroup made and bounded
+  std::chrono::microseconds landlock{0};     // the second layer planned, its helper in a memfd
 };
 
 struct LaunchPlan {
@@ -74,6 +79,14 @@ struct LaunchPlan {
   // an operator set them).
   cgroup::Bounds bounds;
   cgroup::Placement cgroup_placement;
+  // The second layer (launcher/landlock): the rules, the ABI they are
+  // applied with (0: Landlock is not available, the launch relies on the
+  // mounts alone), whether an operator requires it, and the helper that
+  // applies them inside (a sealed memfd, run as /proc/self/fd/N).
+  landlock::Plan landlock;
+  int landlock_abi = 0;
+  bool landlock_required = false;
+  base::UniqueFd landlock_helper_fd;
   LaunchTimings timings;
 
   // The descriptors bwrap must inherit.

@@ -35,6 +35,14 @@ nlohmann::json scope_identities(const settings::Snapshot& snapshot) {
   return scopes;
 }
 
+// The second layer as this launch had it.
+nlohmann::json landlock_state(const LaunchPlan& plan) {
+  return {{"abi", plan.landlock_abi},
+          {"applied", plan.landlock_abi > 0},
+          {"required", plan.landlock_required},
+          {"rules", plan.landlock_abi > 0 ? plan.landlock.rules.size() : 0}};
+}
+
 long long unix_millis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -71,6 +79,7 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
       {"protection", protection_json(plan)},
       {"after", changes_json(changes)},
       {"seccomp_program", plan.seccomp_baked ? "baked at build time" : "built at launch"},
+      {"landlock", landlock_state(plan)},
       {"exit_status", exit_status},
       {"command_status",
        outcome.command_status ? nlohmann::json(*outcome.command_status) : nlohmann::json()},
@@ -82,6 +91,7 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
         {"seccomp", plan.timings.seccomp.count()},
         {"mount_check", plan.timings.mount_check.count()},
         {"cgroup", plan.timings.cgroup.count()},
+        {"landlock", plan.timings.landlock.count()},
         {"sandbox_up", outcome.started_after.count()},
         {"bwrap_exit", outcome.finished_after.count()}}},
   };
@@ -95,6 +105,7 @@ nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::stri
           {"command", command},
           {"snapshot_digest", plan.snapshot.digest},
           {"policy_digest", sandbox::policy_digest(plan.policy)},
+          {"landlock", landlock_state(plan)},
           {"scopes", scope_identities(plan.snapshot)},
           {"protection", protection_json(plan)},
           {"after", changes_json(changes)},

@@ -106,7 +106,7 @@ void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
                      "use a project directory apart from the settings directories: " + pick});
     }
   }
-  if (!facts.cwd.exists() || !is_within(facts.cwd.canonical, path)) {
+  if (!facts.cwd.exists() || !is_within(facts.cwd.canonical, path) || !facts.cwd_within_workspace) {
     out.push_back({"cwd-outside-workspace", facts.cwd.canonical, "",
                    "the current directory is not inside the workspace " + path,
                    "cd into the workspace, or pass --workspace with a directory that contains "
@@ -167,15 +167,31 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
     const auto known = facts.paths.find(rule.path);
     if (known == facts.paths.end() || !known->second.link_target) continue;
     const bool git = split_path(rule.path).back() == ".git";
-    out.push_back({"protected-name-is-symlink", rule.path, rule.entry,
-                   "the protected name is a symlink (to " + *known->second.link_target +
-                       ") inside the writable root " + rule.entry +
-                       "; it could be replaced from inside the sandbox",
-                   git ? "replace the symlink with a gitdir: file or a real directory, or make " +
-                             rule.entry + " read-only"
-                       : "replace the symlink with what it points to, make " + rule.entry +
-                             " read-only, or lift the name in an operator scope "
-                             "(tools.protectedNames.lift)"});
+    // Another user's symlink in a shared directory: the caller cannot
+    // replace it, its owner can retarget it at any time.
+    const auto owner = facts.ownership.find(rule.path);
+    const bool others = owner != facts.ownership.end() && owner->second.owner != facts.caller_uid &&
+                        owner->second.owner != 0;
+    std::string remedy;
+    if (others) {
+      remedy = "ask uid " + std::to_string(owner->second.owner) + " to remove it (rm " + rule.path +
+               "), or work in a directory only you can write";
+    } else if (git) {
+      remedy = "replace the symlink with a gitdir: file or a real directory, or make " +
+               rule.entry + " read-only";
+    } else {
+      remedy = "replace the symlink with what it points to, make " + rule.entry +
+               " read-only, or lift the name in an operator scope (tools.protectedNames.lift)";
+    }
+    out.push_back(
+        {"protected-name-is-symlink", rule.path, rule.entry,
+         "the protected name is a symlink (to " + *known->second.link_target +
+             ") inside the writable root " + rule.entry +
+             (others ? "; it belongs to uid " + std::to_string(owner->second.owner) +
+                           ", who can retarget it at any time, and you may not be able to "
+                           "remove it"
+                     : "; it could be replaced from inside the sandbox"),
+         remedy});
   }
   // Paths read again after this launch must not go through a symlink the
   // command could retarget.

@@ -16,6 +16,7 @@
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/protection_facts.hpp"
 #include "launcher/sandbox/refusal.hpp"
+#include "launcher/sandbox/submounts.hpp"
 
 extern char** environ;
 
@@ -64,8 +65,10 @@ std::optional<std::string> read_gitdir(const std::string& git_file) {
 // Records what `path` is now; a path met before as another file (a
 // directory since swapped for a symlink, say) makes the facts disagree
 // with each other, and the launch is refused rather than built from both.
-void remember(std::map<std::string, FileId>* identities, const std::string& path,
+void remember(std::map<std::string, FileId>* identities,
+              std::map<std::string, Ownership>* ownership, const std::string& path,
               const struct stat& st) {
+  if (ownership != nullptr) (*ownership)[path] = Ownership{st.st_uid, st.st_gid, st.st_mode};
   if (identities == nullptr) return;
   const FileId id{st.st_dev, st.st_ino};
   const auto [it, inserted] = identities->emplace(path, id);
@@ -79,7 +82,8 @@ void remember(std::map<std::string, FileId>* identities, const std::string& path
 
 }  // namespace
 
-PathFacts probe_path(const std::string& absolute_path, std::map<std::string, FileId>* identities) {
+PathFacts probe_path(const std::string& absolute_path, std::map<std::string, FileId>* identities,
+                     std::map<std::string, Ownership>* ownership) {
   PathFacts facts;
   facts.path = absolute_path;
   struct Item {
@@ -95,7 +99,7 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
   int hops = 0;
   struct stat last {};
   if (::lstat("/", &last) != 0) base::throw_errno("lstat", "/");
-  remember(identities, "/", last);
+  remember(identities, ownership, "/", last);
   while (!todo.empty()) {
     const Item item = todo.front();
     todo.pop_front();
@@ -116,7 +120,7 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
       current = next;
       continue;
     }
-    remember(identities, next, st);
+    remember(identities, ownership, next, st);
     if (!S_ISLNK(st.st_mode)) {
       current = next;
       last = st;
@@ -221,6 +225,9 @@ std::string read_passwd() {
 
 HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
   HostFacts facts;
+  facts.cwd_within_workspace = request.cwd_within_workspace;
+  facts.caller_uid = ::geteuid();
+  facts.caller_gid = ::getegid();
   const auto absolute = [&](const std::filesystem::path& p) {
     const std::filesystem::path full = p.is_absolute() ? p : request.cwd / p;
     // No lexical clean-up: probe_path drops "." and empty components and
@@ -228,7 +235,7 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     return full.string();
   };
   const auto probe_once = [&](const std::string& path) {
-    return probe_path(path, &facts.identities);
+    return probe_path(path, &facts.identities, &facts.ownership);
   };
   const auto probe = [&](const std::string& path) -> const PathFacts& {
     auto it = facts.paths.find(path);
@@ -236,6 +243,8 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     return it->second;
   };
 
+  if (request.workspace_id) facts.identities[absolute(request.workspace)] = *request.workspace_id;
+  if (request.cwd_id) facts.identities[absolute(request.cwd)] = *request.cwd_id;
   facts.workspace = probe_once(absolute(request.workspace));
   facts.cwd = probe_once(absolute(request.cwd));
   facts.tokens.workspace = facts.workspace.canonical;
@@ -342,6 +351,30 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     }
   }
 
+  // The mount table, once: the mounts below the bound paths and the places
+  // where a bind shows a denied path again are looked at like the entries.
+  try {
+    facts.mounts = parse_mountinfo(read_mountinfo("self"));
+  } catch (const MountTableError& e) {
+    throw Refused({{"mount-table-unreadable", "/proc/self/mountinfo", "",
+                    std::string("the mount table cannot be read: ") + e.what(),
+                    "check that /proc is mounted; holdfast plans every launch from it"}});
+  }
+  std::vector<std::pair<std::string, Access>> entries;
+  std::vector<std::string> denied;
+  bool tmp_named = false;
+  for (const auto& entry : policy.filesystem) {
+    for (const auto& path : expand_key(entry, facts.tokens)) {
+      const PathFacts& f = probe(path);
+      if (!f.exists()) continue;
+      entries.emplace_back(f.canonical, entry.access);
+      if (entry.access == Access::deny) denied.push_back(f.canonical);
+      tmp_named = tmp_named || f.canonical == "/tmp";
+    }
+  }
+  if (!tmp_named) denied.emplace_back("/tmp");  // the private /tmp hides the host's
+  for (const auto special : kMaskedSpecialFiles) probe(std::string(special));
+  for (const auto& path : submount_paths_to_probe(facts.mounts, entries, denied)) probe(path);
   facts.repo_scan = RepoScan{facts.tree.directories, facts.tree.complete};
   gather_name_facts(policy, facts, probe);
   const char* xdg_config = std::getenv("XDG_CONFIG_HOME");

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "launcher/sandbox/git_config.hpp"
+#include "launcher/sandbox/mount_table.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "launcher/sandbox/tree_scan.hpp"
 #include "settings/scopes.hpp"
@@ -34,6 +35,15 @@ struct FileId {
   dev_t device = 0;
   ino_t inode = 0;
   bool operator==(const FileId&) const = default;
+};
+
+// Who owns a file met while probing, and its mode: whether another local
+// user can move or remove what a mount stands on (mount_point_owners.hpp).
+struct Ownership {
+  uid_t owner = 0;
+  gid_t group = 0;
+  mode_t mode = 0;  // st_mode: type and permission bits
+  bool operator==(const Ownership&) const = default;
 };
 
 // A symlink met while canonicalising: `link` is its canonical location,
@@ -109,6 +119,20 @@ struct HostFacts {
   // canonical path of its directory plus its name). A path met twice as two
   // different files refuses the launch ("path-changed-during-launch").
   std::map<std::string, FileId> identities;
+  // The owner and mode of each of them, by the same paths.
+  std::map<std::string, Ownership> ownership;
+  // False when the cwd's descriptor lies outside the workspace's (by
+  // identity, whatever the names say): admission refuses it.
+  bool cwd_within_workspace = true;
+  // Who launches: another user's files and directories are judged against
+  // these (HostFacts is pure data; gather_host_facts takes geteuid/getegid).
+  uid_t caller_uid = 0;
+  gid_t caller_gid = 0;
+  // An operator scope set security.workspaceStrictModes to false: other
+  // users may write the workspace and the directories in it, and a mount
+  // point there is not refused for that (another user's own entry still
+  // is). Set by the launch from the settings, not gathered.
+  bool others_write_workspace_accepted = false;
   // holdfast's state directory (launch records); none when unknown.
   std::optional<PathFacts> state_dir;
   // The operator settings files the snapshot read.
@@ -119,6 +143,9 @@ struct HostFacts {
   // protected name and not listed here.
   std::vector<std::string> nested_git;
   RepoScan repo_scan;
+  // This process's mount table, read once (mount_table.hpp): the mounts
+  // below bound paths and the aliases of denied paths (submounts.hpp).
+  MountTable mounts;
   // Protected names, repositories and credentials (protection_facts.hpp).
   // The writable directory roots (canonical) and the walk below them; at a
   // root, each protected name the walk saw is in `paths` (a name missing
@@ -142,13 +169,23 @@ struct HostFacts {
 // True for the names the sandbox inherits from the caller.
 bool is_inherited_env(std::string_view name);
 
+// Special files of the host that take requests from whoever can open them
+// for writing, which the kernel allows through a read-only mount (it skips
+// the read-only check for FIFOs, sockets and devices): masked wherever the
+// sandbox would show them. systemd's initctl FIFO takes runlevel requests
+// (as root: a reboot). Landlock keeps them closed too where the kernel
+// has it.
+inline constexpr std::string_view kMaskedSpecialFiles[] = {"/run/initctl",
+                                                           "/run/systemd/initctl/fifo"};
+
 // Looks at one path. Throws base::SystemError for anything but "does not
 // exist" (EACCES, ELOOP, ...): the launch stops rather than guess. When
 // `identities` is given, records every existing component met, by its
 // canonical path, and throws Refused when one is not what it recorded
 // before.
 PathFacts probe_path(const std::string& absolute_path,
-                     std::map<std::string, FileId>* identities = nullptr);
+                     std::map<std::string, FileId>* identities = nullptr,
+                     std::map<std::string, Ownership>* ownership = nullptr);
 
 // Directory names the search for nested repositories does not enter:
 // .git itself (a repository's insides) and package trees that never hold
@@ -188,6 +225,14 @@ struct FactsRequest {
   // The operator settings files the snapshot read: path and identity.
   std::vector<std::pair<std::filesystem::path, FileId>> settings_files;
   std::size_t repo_scan_budget = kRepoScanBudget;
+  // The files the workspace and the cwd were opened as, when the launch
+  // opened them (launcher/run/launch_directories.hpp): their paths must
+  // still name them, or the launch is refused.
+  std::optional<FileId> workspace_id;
+  std::optional<FileId> cwd_id;
+  // False when the cwd was found outside the workspace by identity (".."
+  // from its descriptor never met the workspace).
+  bool cwd_within_workspace = true;
   // The homes besides $HOME whose credential stores are hidden; default:
   // login_homes() of /etc/passwd.
   std::optional<std::vector<std::string>> other_homes;

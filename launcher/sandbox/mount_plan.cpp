@@ -5,9 +5,11 @@
 #include <set>
 
 #include "launcher/sandbox/admission.hpp"
+#include "launcher/sandbox/mount_point_owners.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "launcher/sandbox/resolve.hpp"
+#include "launcher/sandbox/submounts.hpp"
 
 namespace holdfast::sandbox {
 
@@ -166,7 +168,13 @@ class Builder {
   std::set<std::string> pins_needed() const {
     std::set<std::string> pins;
     for (const auto& [path, rule] : rules_) {
-      if (rule.source == RuleSource::entry || rule.source == RuleSource::private_tmp) continue;
+      // Mounts that are host mounts themselves (and their masks) move with
+      // their directory if an ancestor is renamed: nothing to pin.
+      if (rule.source == RuleSource::entry || rule.source == RuleSource::private_tmp ||
+          rule.source == RuleSource::kernel_mount || rule.source == RuleSource::submount ||
+          rule.source == RuleSource::denied_alias || rule.source == RuleSource::special_file) {
+        continue;
+      }
       const Rule* ancestor = nearest_ancestor(rules_, path);
       if (ancestor == nullptr || ancestor->access != Access::write) continue;
       for (std::string at = parent_path(path); at != "/"; at = parent_path(at)) {
@@ -297,12 +305,52 @@ MountPlan plan_mounts(const Policy& policy, const HostFacts& facts) {
   if (auto refusals = check_admission(policy, facts); !refusals.empty()) {
     throw Refused(std::move(refusals));
   }
-  const auto rules = collapse(build_rules(policy, facts));
   MountPlan plan;
+  plan.rules = collapse(build_rules(policy, facts));
+  const auto& rules = plan.rules;
   Builder builder(rules, policy.limits, plan);
   builder.mounts();
   builder.finish(top_level_symlinks(policy, facts));
+  std::set<std::string> points;
+  for (const auto& op : plan.ops) {
+    using K = MountOp::Kind;
+    if (op.kind == K::bind || op.kind == K::ro_bind || op.kind == K::tmpfs ||
+        op.kind == K::denied_file) {
+      points.insert(op.path);
+    }
+  }
+  for (const auto& source : plan.bind_sources) {
+    for (const MountEntry* mount : mounts_below(facts.mounts, source)) {
+      points.insert(mount->mount_point);
+    }
+  }
+  for (const auto& point : points) {
+    if (point != "/" && !is_within(point, "/proc") && !is_within(point, "/dev")) {
+      plan.mount_points.push_back(point);
+    }
+  }
+  if (auto refusals = check_mount_point_owners(plan, facts); !refusals.empty()) {
+    throw Refused(std::move(refusals));
+  }
   return plan;
+}
+
+const MountEntry* find_unexpected_mount(const MountPlan& plan, const MountTable& sandbox) {
+  for (const auto& mount : sandbox) {
+    const std::string& path = mount.mount_point;
+    if (path == "/" || is_within(path, "/proc") || is_within(path, "/dev")) continue;
+    if (std::binary_search(plan.mount_points.begin(), plan.mount_points.end(), path)) continue;
+    return &mount;
+  }
+  return nullptr;
+}
+
+std::string unexpected_mount(const MountPlan& plan, const MountTable& sandbox) {
+  const MountEntry* mount = find_unexpected_mount(plan, sandbox);
+  if (mount == nullptr) return "";
+  return mount->mount_point + ": a mount (" + mount->fs_type +
+         ") that the launch did not plan is in the sandbox; it was mounted on the host while "
+         "the sandbox was built, or bubblewrap was led to mount at a moved path";
 }
 
 }  // namespace holdfast::sandbox

@@ -28,12 +28,14 @@
 //   5. remount_ro of every masking tmpfs, and of an empty root.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
+#include "launcher/sandbox/resolve.hpp"
 
 namespace holdfast::sandbox {
 
@@ -94,6 +96,14 @@ struct MountPlan {
   // A denied file is covered with the empty file: the argv needs a
   // descriptor of one per denied file (bubblewrap closes each after use).
   bool needs_empty_file = false;
+  // Every path at which the built sandbox may hold a mount, sorted: the
+  // operations' own and the host mounts the binds carry (their mount
+  // points, as the launch's mount table listed them). /, /proc and /dev
+  // (fresh, bubblewrap's own) are not listed.
+  std::vector<std::string> mount_points;
+  // The rules the operations implement, one per path (ties decided): what
+  // the second layer (launcher/landlock) is planned from.
+  std::map<std::string, Rule> rules;
   std::size_t empty_files = 0;
   bool operator==(const MountPlan&) const = default;
 };
@@ -104,5 +114,12 @@ std::string describe(const MountOp& op);
 // The mounts of a launch with `policy` on the host `facts` describe. Pure.
 // Throws Refused with every refusal of check_admission.
 MountPlan plan_mounts(const Policy& policy, const HostFacts& facts);
+
+// The first mount of `sandbox` (the built sandbox's mount table) at a path
+// the plan does not expect (MountPlan::mount_points), in words; empty when
+// there is none. Pure.
+std::string unexpected_mount(const MountPlan& plan, const MountTable& sandbox);
+// That mount itself; nullptr when there is none. Pure.
+const MountEntry* find_unexpected_mount(const MountPlan& plan, const MountTable& sandbox);
 
 }  // namespace holdfast::sandbox

@@ -4,6 +4,7 @@
 
 #include "base/name_table.hpp"
 #include "launcher/sandbox/paths.hpp"
+#include "launcher/sandbox/submounts.hpp"
 
 namespace holdfast::sandbox {
 
@@ -17,6 +18,10 @@ constexpr NameRow<RuleSource> kRuleSourceNames[] = {
     {RuleSource::private_tmp, "private /tmp"},
     {RuleSource::nested_repo, "repository below a writable root"},
     {RuleSource::state_dir, "holdfast's state directory"},
+    {RuleSource::kernel_mount, "kernel interface mounted below a bound path"},
+    {RuleSource::submount, "mount below a writable path"},
+    {RuleSource::denied_alias, "denied path shown again by a bind mount"},
+    {RuleSource::special_file, "host special file that takes requests"},
     {RuleSource::protected_below, "protected name below a writable root"},
     {RuleSource::bare_repo, "bare repository below a writable root"},
     {RuleSource::git_config, "named by git's configuration"},
@@ -189,6 +194,18 @@ std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
       std::any_of(rules.begin(), rules.end(), [](const Rule& r) { return r.path == "/tmp"; });
   if (!tmp_named) {
     rules.push_back(Rule{"/tmp", Access::deny, RuleSource::private_tmp, "", Kind::directory});
+  }
+  for (auto& rule : submount_rules(rules, facts)) rules.push_back(std::move(rule));
+  // Host special files that take requests, wherever they would be shown.
+  for (const auto name : kMaskedSpecialFiles) {
+    const auto it = facts.paths.find(std::string(name));
+    if (it == facts.paths.end() || it->second.kind != Kind::other) continue;
+    const std::string& path = it->second.canonical;
+    const bool named =
+        std::any_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.path == path; });
+    if (named || resolve(rules, path).access == Access::deny) continue;
+    rules.push_back(
+        Rule{path, Access::deny, RuleSource::special_file, std::string(name), Kind::other});
   }
   return rules;
 }

@@ -2,7 +2,8 @@
 // canonical host paths (plus the implicit ones: protected names, the
 // repositories below writable roots, a .git file's gitdir, the paths git's
 // configuration names, the credential stores, the operator settings
-// directories, holdfast's state directory, the private /tmp);
+// directories, holdfast's state directory, the private /tmp, and for the
+// mounts below bound paths those of submounts.hpp);
 // a path's access is that of the longest rule path containing it, ties
 // going deny > write > read; a path no rule contains is denied.
 //
@@ -32,6 +33,10 @@ enum class RuleSource {
   git_config,       // a path git's configuration names (hooks, include, program): read
   credential,       // a credential store: deny
   credential_kept,  // a path inside a hidden credential store that stays as it was
+  kernel_mount,     // a kernel interface (proc, sysfs, ...) mounted below a bound path: deny
+  submount,         // a mount below a writable path that the policy does not name: read
+  denied_alias,     // a denied path shown again elsewhere by a bind mount: deny
+  special_file,     // a host special file that takes requests (kMaskedSpecialFiles): deny
 };
 
 // A rule that keeps a repository's git data read-only (git runs what it says).

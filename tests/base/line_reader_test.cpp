@@ -14,7 +14,7 @@ constexpr std::chrono::milliseconds kNoWait{0};
 constexpr std::chrono::milliseconds kForever{-1};
 
 TEST(LineReader, TwoLinesInOneWriteAndOneLineInTwoWritesAreEachOneLine) {
-  Pipe pipe = make_pipe("the test");
+  Pipe pipe = ::holdfast::base::make_pipe("the test");
   LineReader lines(std::move(pipe.read_end));
   write_all(pipe.write_end.get(), "first\nsecond\nthi", "the pipe");
   EXPECT_EQ(lines.next(kForever), "first");
@@ -26,7 +26,7 @@ TEST(LineReader, TwoLinesInOneWriteAndOneLineInTwoWritesAreEachOneLine) {
 }
 
 TEST(LineReader, TheLastLineWithoutANewlineComesBeforeTheEnd) {
-  Pipe pipe = make_pipe("the test");
+  Pipe pipe = ::holdfast::base::make_pipe("the test");
   LineReader lines(std::move(pipe.read_end));
   write_all(pipe.write_end.get(), "done\nlast", "the pipe");
   pipe.write_end.reset();
@@ -37,7 +37,7 @@ TEST(LineReader, TheLastLineWithoutANewlineComesBeforeTheEnd) {
 }
 
 TEST(LineReader, AnEmptyLineIsALine) {
-  Pipe pipe = make_pipe("the test");
+  Pipe pipe = ::holdfast::base::make_pipe("the test");
   LineReader lines(std::move(pipe.read_end));
   write_all(pipe.write_end.get(), "\n", "the pipe");
   EXPECT_EQ(lines.next(kForever), "");

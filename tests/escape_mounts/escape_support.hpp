@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 
 #include "run_support.hpp"
@@ -15,6 +17,15 @@
 namespace holdfast::run::testing {
 
 enum class Caller { root, user };
+
+// The bubblewrap a test's wrapper execs: the one holdfast trusts when no
+// operator scope names another (security.bubblewrap).
+inline constexpr const char* kRealBwrap = "/usr/bin/bwrap";
+
+// The default policy's shape, written out: the host read-only, the
+// workspace writable, the network closed.
+inline const nlohmann::json kWorkspaceWrite = {
+    {"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}};
 
 inline std::string caller_name(const ::testing::TestParamInfo<Caller>& info) {
   return info.param == Caller::root ? "AsRoot" : "AsUid65534";

@@ -21,9 +21,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-const json kWorkspaceWrite = {{"filesystem", {{":root", "read"}, {":workspace", "write"}}},
-                              {"network", "closed"}};
-
 class FilesTest : public EscapeTest {
  protected:
   // A file outside the sandbox that the caller may write on the host.

@@ -9,9 +9,6 @@
 namespace holdfast::run::testing {
 namespace {
 
-const nlohmann::json kWorkspaceWrite = {
-    {"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}};
-
 class ReposTest : public EscapeTest {
  protected:
   // A minimal git directory (what the command would rewrite).

@@ -15,8 +15,6 @@
 namespace holdfast::run::testing {
 namespace {
 
-constexpr const char* kRealBwrap = "/usr/bin/bwrap";
-
 class SwapTest : public EscapeTest {
  protected:
   // Makes `script` the bubblewrap of the next launches: a program in a

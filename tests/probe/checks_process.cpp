@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -136,6 +137,13 @@ Outcome kill_check(const std::string& arg) {
 
 // --- files, environment, state -------------------------------------------
 
+// mkfifo at PATH, removed again when it was made.
+Outcome mkfifo_check(const std::string& path) {
+  if (::mkfifo(path.c_str(), 0600) != 0) return from_rc(-1, "mkfifo " + path);
+  ::unlink(path.c_str());
+  return {true, 0, "made (and removed) the FIFO " + path, "", false};
+}
+
 Outcome write_check(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd >= 0) {
@@ -214,6 +222,7 @@ void add_process_checks(CheckTable& table) {
                 {"process-vm-readv", [](auto&) { return process_vm_readv_check(); }},
                 {"kill", kill_check},
                 {"write", write_check},
+                {"mkfifo", mkfifo_check},
                 {"read", read_check},
                 {"env", env_check},
                 {"id",

@@ -64,7 +64,8 @@
 //   ABI:        x32-syscall (getpid | __X32_SYSCALL_BIT)  i386-int80 (getpid
 //               through int 0x80)
 //   files, env: write:PATH (append-open an existing file without writing, or
-//               create-and-remove a missing one)  read:PATH (open and read a
+//               create-and-remove a missing one)  mkfifo:PATH (make and
+//               remove a FIFO)  read:PATH (open and read a
 //               byte)  env:NAME (allowed = set; value)
 //   state:      id (value "uid=U gid=G")  seccomp-status (value: the Seccomp
 //               and NoNewPrivs lines of /proc/self/status)

@@ -13,9 +13,6 @@
 
 namespace holdfast::run::testing {
 
-inline const nlohmann::json kWorkspaceWrite = {
-    {"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}};
-
 class ProtectionTest : public EscapeTest {
  protected:
   // Gives `root` and everything below it to the caller.

@@ -143,9 +143,11 @@ Started RunTest::start(const std::vector<std::string>& args, const Launch& launc
   command.argv.insert(command.argv.end(), args.begin(), args.end());
   command.cwd = launch.cwd.value_or(workspace_);
   command.env = environment(launch);
-  // The logical cwd, as a shell would set it (holdfast honours $PWD when it
-  // names the current directory).
+  // The logical cwd, as a shell would set it.
   command.env["PWD"] = command.cwd->string();
+  // The directory itself, not a name: the child enters it through its own
+  // copy of the descriptor (/proc/self/fd follows no name).
+  if (launch.cwd_fd) command.cwd = "/proc/self/fd/" + std::to_string(*launch.cwd_fd);
   command.uid = launch.uid;
   command.join_cgroups = launch.join_cgroups;
   command.in = launch.in;

@@ -109,7 +109,9 @@ void parse_probe_output(ProbeRun& probe);
 
 // How to start holdfast: where, with which environment changes.
 struct Launch {
-  std::optional<fs::path> cwd;             // default: the workspace
+  std::optional<fs::path> cwd;  // default: the workspace
+  std::optional<int>
+      cwd_fd;  // start in this directory itself (through /proc/self/fd); cwd is then only $PWD
   std::map<std::string, std::string> env;  // set (after the fixture's)
   std::vector<std::string> unset;          // removed
   std::optional<uid_t> uid;                // drop to this uid/gid (fork, setgroups, setgid, setuid)
