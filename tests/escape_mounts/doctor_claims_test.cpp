@@ -3,6 +3,11 @@
 // doctor's claims come from the plan of its trial launch (the plan `run`
 // makes); for a table of policies, each claim is held against what a probe
 // finds inside a real launch, as root and as uid 65534.
+#include <sched.h>
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -40,9 +45,25 @@ std::vector<Case> cases() {
   };
 }
 
-class DoctorClaimsTest : public EscapeTest {};
+class DoctorClaimsTest : public EscapeTest {
+ protected:
+  // The host's /tmp is every test's: beside the suite's other tests (ctest
+  // --parallel), "/tmp": "write" made this test's launches stand on their
+  // entries (another test's /tmp/.git of uid 65534 refused the launch, a
+  // /tmp/.claude removed while bubblewrap started failed it). The test gets
+  // a /tmp of its own: a tmpfs, in a mount namespace of its own, that the
+  // launches and doctor it starts inherit.
+  static void use_a_tmp_of_our_own() {
+    ASSERT_EQ(::unshare(CLONE_NEWNS), 0) << std::strerror(errno);
+    ASSERT_EQ(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), 0)
+        << std::strerror(errno);
+    ASSERT_EQ(::mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"), 0)
+        << std::strerror(errno);
+  }
+};
 
 TEST_P(DoctorClaimsTest, EveryClaimHoldsInsideARealLaunch) {
+  use_a_tmp_of_our_own();
   std::mt19937_64 random(std::random_device{}());
   const std::string tag = std::to_string(random());
   // A file the host's /tmp holds, to tell "read-only" from "hidden".
