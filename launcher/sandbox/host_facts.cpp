@@ -45,9 +45,25 @@ Kind kind_of(mode_t mode) {
 }
 
 // "gitdir: PATH" of a .git file, made absolute against the file's directory.
-std::optional<std::string> read_gitdir(const std::string& git_file) {
-  base::UniqueFd fd(::open(git_file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+[[noreturn]] void throw_path_changed(const std::string& path) {
+  throw Refused({{"path-changed-during-launch", path, "",
+                  "the path changed while holdfast was looking at the host (it is now another "
+                  "file than a moment ago)",
+                  "start the launch again; if this repeats, find what keeps moving it (anything "
+                  "that can write its parent directory can)"}});
+}
+
+// The gitdir a ".git" file names, read from the file that was looked at
+// (`seen`): O_NONBLOCK, so that a FIFO swapped in since cannot hold the
+// launch in open(), and the descriptor must be that regular file.
+std::optional<std::string> read_gitdir(const std::string& git_file, const struct stat& seen) {
+  base::UniqueFd fd(::open(git_file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (!fd.valid()) base::throw_errno("open", git_file);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) base::throw_errno("stat", git_file);
+  if (!S_ISREG(st.st_mode) || st.st_dev != seen.st_dev || st.st_ino != seen.st_ino) {
+    throw_path_changed(git_file);
+  }
   std::string text = base::read_all(fd.get(), git_file);
   if (!text.starts_with("gitdir:")) return std::nullopt;
   text.erase(0, 7);
@@ -73,11 +89,7 @@ void remember(std::map<std::string, FileId>* identities,
   const FileId id{st.st_dev, st.st_ino};
   const auto [it, inserted] = identities->emplace(path, id);
   if (inserted || it->second == id) return;
-  throw Refused({{"path-changed-during-launch", path, "",
-                  "the path changed while holdfast was looking at the host (it is now another "
-                  "file than a moment ago)",
-                  "start the launch again; if this repeats, find what keeps moving it (anything "
-                  "that can write its parent directory can)"}});
+  throw_path_changed(path);
 }
 
 }  // namespace
@@ -149,7 +161,7 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
     facts.id = FileId{last.st_dev, last.st_ino};
     facts.links = last.st_nlink;
     if (facts.kind == Kind::file && split_path(current).back() == ".git") {
-      facts.gitdir = read_gitdir(current);
+      facts.gitdir = read_gitdir(current, last);
     }
   }
   return facts;

@@ -1,11 +1,15 @@
 // The thin host step, on real files.
 #include "launcher/sandbox/host_facts.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <set>
+#include <thread>
 
 #include "base/system_error.hpp"
 #include "launcher/sandbox/admission.hpp"
@@ -77,6 +81,38 @@ TEST(ProbePath, GitFileGitdirIsReadAndMadeAbsolute) {
   EXPECT_EQ(probe_path(*f.gitdir).canonical, t.path("repo/.git/worktrees/wt"));
   t.file("plain/.git", "not a gitdir line\n");
   EXPECT_FALSE(probe_path(t.path("plain/.git")).gitdir.has_value());
+}
+
+// A neighbour swaps a FIFO and the ".git" file back and forth while the
+// launch looks: a FIFO met between the look and the read must not hold the
+// launch in open() (nobody ever writes it). Each probe either reads the
+// gitdir or refuses; with a blocking open this test never ends.
+TEST(ProbePath, AGitFileSwappedForAFifoNeitherHangsNorIsRead) {
+  TempTree t;
+  t.file("wt/.git", "gitdir: ../repo\n");
+  const std::string git = t.path("wt/.git");
+  const std::string fifo = t.path("wt/fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  std::atomic<bool> stop = false;
+  std::thread swapper([&] {
+    while (!stop) ::renameat2(AT_FDCWD, git.c_str(), AT_FDCWD, fifo.c_str(), RENAME_EXCHANGE);
+  });
+  int gitdir_read = 0;
+  int refused = 0;
+  for (int i = 0; i < 5000; ++i) {
+    try {
+      const auto facts = probe_path(git);
+      if (facts.gitdir) {
+        EXPECT_EQ(*facts.gitdir, t.path("wt/../repo"));
+        ++gitdir_read;
+      }
+    } catch (const Refused&) {
+      ++refused;
+    }
+  }
+  stop = true;
+  swapper.join();
+  EXPECT_GT(gitdir_read, 0) << "the regular file was never read (" << refused << " refused)";
 }
 
 FactsRequest request_for(const TempTree& t, std::string workspace, std::string cwd) {
