@@ -372,16 +372,16 @@ TEST_P(CgroupBoundsTest, CoreFilesAreOffUnlessThePolicyAsks) {
 }
 
 // The sandbox cannot move itself out of its cgroup: the hierarchies are
-// not writable inside, not even under a policy that writes all of / (they
-// are mounts of their own below it, made read-only by the mounts-below-
-// bound-paths rule, issue 20 point 2). As root every cgroup.procs is the
-// caller's to write; as uid 65534 the delegated cgroup the launch was made
-// in is the user's own, so both halves matter. Today a writable / does not
-// start at all (refused for root: it could replace bubblewrap; bubblewrap
-// cannot make the protected names' mount points in / for a user): then the
-// test says so and is skipped, and it asserts as soon as such a launch runs.
+// not writable inside, not even under a policy that names /sys/fs/cgroup
+// with write (each hierarchy is a mount of its own below it, and a mount
+// below a writable path stays read-only unless the policy names that mount
+// itself). As root every cgroup.procs is the caller's to write; as uid
+// 65534 the delegated cgroup the launch was made in is the user's own, so
+// both halves matter.
 TEST_P(CgroupBoundsTest, TheSandboxCannotLeaveItsCgroup) {
-  set_policy({{"filesystem", {{":root", "write"}}}, {"network", "closed"}});
+  set_policy(
+      {{"filesystem", {{":root", "read"}, {":workspace", "write"}, {"/sys/fs/cgroup", "write"}}},
+       {"network", "closed"}});
   std::vector<std::string> checks;
   for (const auto& parent : launch_parents()) {
     checks.push_back("write:" + (parent / "cgroup.procs").string());
@@ -389,9 +389,13 @@ TEST_P(CgroupBoundsTest, TheSandboxCannotLeaveItsCgroup) {
   std::vector<std::string> command = {probe_.string()};
   command.insert(command.end(), checks.begin(), checks.end());
   const Result result = run_as_caller(command, {}, launch());
-  if (result.exit_code == 125 && (result.err.find("[bubblewrap-writable]") != std::string::npos ||
-                                  result.err.find("bwrap: Can't mkdir /.") != std::string::npos)) {
-    GTEST_SKIP() << "a writable / does not start here, so the hierarchies are out of reach: "
+  // An unprivileged caller cannot be given the root-owned /sys/fs/cgroup
+  // to write at all: bubblewrap cannot make the protected names' mount
+  // points there, and the launch fails closed before anything runs.
+  if (GetParam() == Caller::user && result.exit_code == 125 &&
+      result.err.find("bwrap: Can't mkdir /sys/fs/cgroup/") != std::string::npos) {
+    GTEST_SKIP() << "uid 65534 cannot be given /sys/fs/cgroup to write (the launch fails "
+                    "closed): "
                  << result.err;
   }
   ProbeRun probe;
