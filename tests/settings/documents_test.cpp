@@ -101,7 +101,7 @@ const std::vector<BadDocument>& bad_documents() {
       {"limits_unknown_key", "{\"tools\": {\"executionSandbox\": {\"limits\": {\"threads\": 9}}}}",
        Severity::error, "tools.executionSandbox.limits.threads",
        "unknown key \"threads\" in a policy object, which must be understood exactly; known keys: "
-       "cpuSeconds, memoryMiB, processes, tmpfsMiB",
+       "coreDumps, cpuSeconds, memoryMiB, processes, tmpfsMiB",
        1, 55},
       {"filesystem_bad_mode",
        "{\"tools\": {\"executionSandbox\": {\"filesystem\": \"read-write\"}}}", Severity::error,
