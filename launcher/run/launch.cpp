@@ -57,21 +57,36 @@ void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchRe
       file);
 }
 
-// The sandbox was not built, or not as checked, while the host's mounts
-// changed since the plan read them: a mount the plan masks or remounts
-// below a bound path went away (a container stopped, an automount expired)
-// and bubblewrap could not find its place, or its unmounting reached the
-// sandbox before the start gate made it private. That is the neighbours'
-// activity, not a fault of the policy: the launch is planned again.
-bool host_mounts_changed(const SuperviseOutcome& outcome, bool gate_reached,
-                         const sandbox::MountTable& planned) {
+// The sandbox was not built, or not as checked, while the host changed
+// under the plan: a mount the plan masks or remounts below a bound path
+// went away (a container stopped, an automount expired) and bubblewrap
+// could not find its place, or its unmounting reached the sandbox before
+// the start gate made it private; or a file the plan binds was removed or
+// replaced (an editor's or a build's own activity) and bubblewrap could not
+// bind it. That is the neighbours' activity, not a fault of the policy:
+// the launch is planned again.
+bool host_changed_under(const SuperviseOutcome& outcome, bool gate_reached,
+                        const LaunchPlan& plan) {
   if (outcome.command_status || outcome.timed_out) return false;
   if (gate_reached && !outcome.gate_refused) return false;  // built as checked: later
   try {
-    return sandbox::parse_mountinfo(sandbox::read_mountinfo("self")) != planned;
+    if (sandbox::parse_mountinfo(sandbox::read_mountinfo("self")) != plan.facts.mounts) {
+      return true;
+    }
   } catch (const std::exception&) {
     return false;
   }
+  // A refusal at the gate stays one (the gate is for paths moved on the
+  // way); bubblewrap failing before it is looked at here.
+  if (gate_reached) return false;
+  for (const std::string& path : plan.mounts.bind_sources) {
+    const auto expected = plan.facts.identities.find(path);
+    if (expected == plan.facts.identities.end()) continue;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return true;
+    if (st.st_dev != expected->second.device || st.st_ino != expected->second.inode) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -204,14 +219,14 @@ LaunchResult launch(const LaunchOptions& options) {
     result.memory_kills = group ? group->memory_kills() : 0;
     group.reset();
     const bool arrived = mount_arrived && result.outcome.gate_refused;
-    mount_arrived = arrived || host_mounts_changed(result.outcome, gate_reached, plan.facts.mounts);
+    mount_arrived = arrived || host_changed_under(result.outcome, gate_reached, plan);
     // (A mount that arrived is what the start gate is for: no word.)
     if (mount_arrived && !arrived && result.attempts < kLaunchAttempts) {
-      rebuilt_notices.push_back(
-          "a host mount below a bound path changed while the sandbox was built (" +
-          (result.outcome.gate_refused ? result.sandbox_mismatch
-                                       : std::string("bubblewrap's message above")) +
-          "); the launch was planned again");
+      rebuilt_notices.push_back("the host changed under the plan while the sandbox was built (" +
+                                (result.outcome.gate_refused
+                                     ? result.sandbox_mismatch
+                                     : std::string("bubblewrap's message above")) +
+                                "); the launch was planned again");
     }
   }
   if (mount_points) mount_points->finish();

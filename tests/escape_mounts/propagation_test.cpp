@@ -195,6 +195,35 @@ TEST_P(PropagationTest, AMaskedMountThatGoesAwayWhileTheSandboxIsBuiltIsPlannedA
   EXPECT_NE(result.err.find("the launch was planned again"), std::string::npos) << result.err;
 }
 
+// A file the plan binds (here a protected name in the writable workspace,
+// bound read-only over itself) removed on the host while bubblewrap starts:
+// bubblewrap cannot bind what is gone and fails before anything runs. That
+// is the workspace's own activity (an editor, a build), not the policy's
+// fault: the launch is planned again from what is there now.
+TEST_P(PropagationTest, ABindSourceRemovedWhileTheSandboxIsBuiltIsPlannedAgain) {
+  set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
+  fs::create_directories(ws_ / ".vscode");
+  own(ws_ / ".vscode");
+  Fifo ready(base_ / "wrapper.ready");
+  Gate go(base_ / "wrapper.go");
+  ASSERT_TRUE(ready.fd() >= 0 && go.valid());
+  const fs::path starts = use_waiting_bubblewrap(ready, go);
+  Launch launch;
+  launch.cwd = ws_;
+  const auto started = start(
+      {"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c", "echo ran"}, as_caller(launch));
+  std::string line;
+  ASSERT_TRUE(ready.read_line_unless_exited(started.pid, line)) << wait(started).err;
+  fs::remove(ws_ / ".vscode");
+  go.open();
+  const auto result = wait(started);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "ran\n");
+  EXPECT_TRUE(read_file(starts).starts_with("start\nstart\n"))
+      << "the launch was not planned again: " << read_file(starts);
+  EXPECT_NE(result.err.find("the launch was planned again"), std::string::npos) << result.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Callers, PropagationTest, ::testing::Values(Caller::root, Caller::user),
                          caller_name);
 
