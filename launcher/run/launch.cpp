@@ -63,7 +63,7 @@ void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchRe
 // could not find its place, or its unmounting reached the sandbox before
 // the start gate made it private; or a file the plan binds was removed or
 // replaced (an editor's or a build's own activity) and bubblewrap could not
-// bind it. That is the neighbours' activity, not a fault of the policy:
+// bind it or cover it. That is the neighbours' activity, not a fault of the policy:
 // the launch is planned again.
 bool host_changed_under(const SuperviseOutcome& outcome, bool gate_reached,
                         const LaunchPlan& plan) {
@@ -79,12 +79,12 @@ bool host_changed_under(const SuperviseOutcome& outcome, bool gate_reached,
   // A refusal at the gate stays one (the gate is for paths moved on the
   // way); bubblewrap failing before it is looked at here.
   if (gate_reached) return false;
-  for (const std::string& path : plan.mounts.bind_sources) {
-    const auto expected = plan.facts.identities.find(path);
-    if (expected == plan.facts.identities.end()) continue;
+  // Every path the plan looked at: bind sources, and the files its masks
+  // cover (bubblewrap cannot make a mask's mount point on a read-only path).
+  for (const auto& [path, expected] : plan.facts.identities) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) return true;
-    if (st.st_dev != expected->second.device || st.st_ino != expected->second.inode) return true;
+    if (st.st_dev != expected.device || st.st_ino != expected.inode) return true;
   }
   return false;
 }
