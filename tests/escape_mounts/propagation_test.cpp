@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include "escape_support.hpp"
 #include "host_mount.hpp"
@@ -69,6 +70,32 @@ class PropagationTest : public EscapeTest {
     write_settings(system_dir_,
                    nlohmann::json{{"security", {{"bubblewrap", wrapper.string()}}}}.dump());
     return starts;
+  }
+
+  // Starts `echo ran` in the workspace with the waiting bubblewrap, makes
+  // `change` on the host while bubblewrap waits (whether or not it came up,
+  // so that what the change removes goes in any case), lets it go on, and
+  // expects the launch to have been planned again and the command to run.
+  void expect_planned_again_after(const std::function<void()>& change) {
+    Fifo ready(base_ / "wrapper.ready");
+    Gate go(base_ / "wrapper.go");
+    ASSERT_TRUE(ready.fd() >= 0 && go.valid());
+    const fs::path starts = use_waiting_bubblewrap(ready, go);
+    Launch launch;
+    launch.cwd = ws_;
+    const auto started = start(
+        {"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c", "echo ran"}, as_caller(launch));
+    std::string line;
+    const bool up = ready.read_line_unless_exited(started.pid, line);
+    change();
+    ASSERT_TRUE(up) << wait(started).err;
+    go.open();
+    const auto result = wait(started);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, "ran\n");
+    EXPECT_TRUE(read_file(starts).starts_with("start\nstart\n"))
+        << "the launch was not planned again: " << read_file(starts);
+    EXPECT_NE(result.err.find("the launch was planned again"), std::string::npos) << result.err;
   }
 
   std::optional<HostMount> shared_;
@@ -178,25 +205,10 @@ TEST_P(PropagationTest, AMaskedMountThatGoesAwayWhileTheSandboxIsBuiltIsPlannedA
   std::optional<HostMount> devices;
   devices.emplace("devtmpfs", outside / "devices", "devtmpfs");
   ASSERT_TRUE(devices->mounted());
-  Fifo ready(base_ / "wrapper.ready");
-  Gate go(base_ / "wrapper.go");
-  ASSERT_TRUE(ready.fd() >= 0 && go.valid());
-  const fs::path starts = use_waiting_bubblewrap(ready, go);
-  Launch launch;
-  launch.cwd = ws_;
-  const auto started = start(
-      {"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c", "echo ran"}, as_caller(launch));
-  std::string line;
-  ASSERT_TRUE(ready.read_line_unless_exited(started.pid, line)) << wait(started).err;
-  devices.reset();  // unmounted
-  fs::remove(outside / "devices");
-  go.open();
-  const auto result = wait(started);
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out, "ran\n");
-  EXPECT_TRUE(read_file(starts).starts_with("start\nstart\n"))
-      << "the launch was not planned again: " << read_file(starts);
-  EXPECT_NE(result.err.find("the launch was planned again"), std::string::npos) << result.err;
+  expect_planned_again_after([&] {
+    devices.reset();  // unmounted
+    fs::remove(outside / "devices");
+  });
 }
 
 // A file the plan binds (here a protected name in the writable workspace,
@@ -208,24 +220,7 @@ TEST_P(PropagationTest, ABindSourceRemovedWhileTheSandboxIsBuiltIsPlannedAgain) 
   set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
   fs::create_directories(ws_ / ".vscode");
   own(ws_ / ".vscode");
-  Fifo ready(base_ / "wrapper.ready");
-  Gate go(base_ / "wrapper.go");
-  ASSERT_TRUE(ready.fd() >= 0 && go.valid());
-  const fs::path starts = use_waiting_bubblewrap(ready, go);
-  Launch launch;
-  launch.cwd = ws_;
-  const auto started = start(
-      {"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c", "echo ran"}, as_caller(launch));
-  std::string line;
-  ASSERT_TRUE(ready.read_line_unless_exited(started.pid, line)) << wait(started).err;
-  fs::remove(ws_ / ".vscode");
-  go.open();
-  const auto result = wait(started);
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out, "ran\n");
-  EXPECT_TRUE(read_file(starts).starts_with("start\nstart\n"))
-      << "the launch was not planned again: " << read_file(starts);
-  EXPECT_NE(result.err.find("the launch was planned again"), std::string::npos) << result.err;
+  expect_planned_again_after([&] { fs::remove(ws_ / ".vscode"); });
 }
 
 // A file the plan masks (systemd's /run/initctl FIFO, masked in every
@@ -240,23 +235,7 @@ TEST_P(PropagationTest, AMaskedFileRemovedWhileTheSandboxIsBuiltIsPlannedAgain) 
   }
   ASSERT_TRUE(fs::exists(fs::symlink_status(initctl))) << std::strerror(errno);
   set_policy({{"filesystem", {{":root", "read"}, {":workspace", "write"}}}, {"network", "closed"}});
-  Fifo ready(base_ / "wrapper.ready");
-  Gate go(base_ / "wrapper.go");
-  ASSERT_TRUE(ready.fd() >= 0 && go.valid());
-  const fs::path starts = use_waiting_bubblewrap(ready, go);
-  Launch launch;
-  launch.cwd = ws_;
-  const auto started = start(
-      {"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c", "echo ran"}, as_caller(launch));
-  std::string line;
-  const bool up = ready.read_line_unless_exited(started.pid, line);
-  fs::remove(initctl);
-  ASSERT_TRUE(up) << wait(started).err;
-  go.open();
-  const auto result = wait(started);
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out, "ran\n");
-  EXPECT_NE(result.err.find("the launch was planned again"), std::string::npos) << result.err;
+  expect_planned_again_after([&] { fs::remove(initctl); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Callers, PropagationTest, ::testing::Values(Caller::root, Caller::user),
