@@ -10,6 +10,9 @@
 #include "tests/gatekeeper/fixture.hpp"
 
 namespace holdfast::gatekeeper {
+// Its own namespace: a unity build compiles this file with the suite's
+// other tables, which define helpers of the same names.
+namespace decide_table_test {
 namespace {
 
 using testing::expand_placeholders;
@@ -484,4 +487,5 @@ TEST(Decide, PrepareIsOnlyACache) {
 }
 
 }  // namespace
+}  // namespace decide_table_test
 }  // namespace holdfast::gatekeeper

@@ -14,6 +14,9 @@
 #include "tests/gatekeeper/fixture.hpp"
 
 namespace holdfast::gatekeeper {
+// Its own namespace: a unity build compiles this file with the suite's
+// other tables, which define helpers of the same names.
+namespace effects_table_test {
 namespace {
 
 using testing::expand_placeholders;
@@ -286,4 +289,5 @@ INSTANTIATE_TEST_SUITE_P(Advisories, EffectsTable, ::testing::ValuesIn(kAdvisory
                          });
 
 }  // namespace
+}  // namespace effects_table_test
 }  // namespace holdfast::gatekeeper

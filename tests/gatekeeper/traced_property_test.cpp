@@ -29,6 +29,9 @@
 #include "tests/gatekeeper/fixture.hpp"
 
 namespace holdfast::gatekeeper {
+// Its own namespace: a unity build compiles this file with the suite's
+// other tables, which define helpers of the same names.
+namespace traced_property_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -320,4 +323,5 @@ TEST_F(TracedProperty, NoAllowedLineDoesWhatADenyRuleDenies) {
 }
 
 }  // namespace
+}  // namespace traced_property_test
 }  // namespace holdfast::gatekeeper

@@ -14,6 +14,9 @@
 #include "tests/support/process.hpp"
 
 namespace holdfast::race {
+// Its own namespace: a unity build compiles this file with the suite's
+// other tables, which define helpers of the same names.
+namespace contract_test {
 namespace {
 
 // What /bin/sh makes of `command`: each word it passes to printf, a line each.
@@ -133,4 +136,5 @@ TEST(Evidence, BytesBecomePrintableTextWithTheirEndShown) {
 }
 
 }  // namespace
+}  // namespace contract_test
 }  // namespace holdfast::race
