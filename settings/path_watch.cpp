@@ -12,8 +12,13 @@ namespace {
 
 // Everything that can happen to an entry on the way, and to a watched
 // directory itself (the directory may be swapped or removed).
-constexpr std::uint32_t kWayEvents = IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MOVED_FROM |
-                                     IN_DELETE | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF;
+constexpr std::uint32_t kEntryEvents =
+    IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF;
+// In the file's own directory, the file's writes too. Only there: a watch
+// for writes makes the kernel mark every child of the directory it holds
+// in its cache (fsnotify_set_children_dentry_flags), which in a busy /tmp
+// or /var/tmp took 3 ms of a 9 ms launch; the entry events above do not.
+constexpr std::uint32_t kFileDirectoryEvents = kEntryEvents | IN_CLOSE_WRITE | IN_MODIFY;
 // What happens to the watched directory itself.
 constexpr std::uint32_t kSelfEvents = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT;
 
@@ -28,8 +33,12 @@ void PathWatch::watch_the_way() {
   file_directory_watched_ = false;
   for (const fs::path& start : {file_, target}) {
     fs::path next = start.filename();
+    std::uint32_t events = kFileDirectoryEvents;
     for (fs::path dir = start.parent_path();; dir = dir.parent_path()) {
-      const int wd = inotify_.try_watch(dir, kWayEvents);
+      // IN_MASK_ADD: a directory on both ways (as named and through a
+      // link) keeps what each needs.
+      const int wd = inotify_.try_watch(dir, events | IN_MASK_ADD);
+      events = kEntryEvents;
       if (wd >= 0) {
         next_names_[wd].insert(next.string());
         if (dir == target.parent_path()) file_directory_watched_ = true;
