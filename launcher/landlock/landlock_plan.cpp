@@ -79,6 +79,23 @@ class Planner {
   std::vector<PathRule> rules_;
 };
 
+// Whether the sandbox shows the host's own file at `path`: the nearest
+// rule at or above it binds host content there. Not under the fresh /dev
+// and /proc, the private /tmp, a mask, or a path missing on the host (an
+// empty tmpfs made inside).
+bool shows_host_file(const std::string& path, const sandbox::MountPlan& mounts) {
+  if (sandbox::is_within(path, "/dev") || sandbox::is_within(path, "/proc")) return false;
+  for (std::string at = path;; at = sandbox::parent_path(at)) {
+    if (const auto it = mounts.rules.find(at); it != mounts.rules.end()) {
+      const sandbox::Rule& rule = it->second;
+      return rule.access != Access::deny && rule.kind != sandbox::Kind::missing &&
+             rule.source != RuleSource::private_tmp && rule.source != RuleSource::kernel_mount &&
+             rule.source != RuleSource::special_file;
+    }
+    if (at == "/") return false;  // bubblewrap's empty root
+  }
+}
+
 }  // namespace
 
 Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& mounts,
@@ -105,6 +122,7 @@ Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& moun
   Plan plan;
   plan.rules = Planner(std::move(wanted)).plan();
   for (auto& rule : plan.rules) {
+    rule.on_host = shows_host_file(rule.path, mounts);
     if (identities == nullptr || rule.split || !host_paths.contains(rule.path)) continue;
     if (sandbox::is_within(rule.path, "/dev") || sandbox::is_within(rule.path, "/proc")) continue;
     if (const auto it = identities->find(rule.path); it != identities->end()) rule.id = it->second;

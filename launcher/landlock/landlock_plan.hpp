@@ -66,6 +66,12 @@ struct PathRule {
   // would otherwise take the rule to another object. None for what the
   // sandbox makes itself (/dev, /proc, the private /tmp) or never met.
   std::optional<sandbox::FileId> id;
+  // The sandbox shows the host's own file at this path (a bind of it, or
+  // of a directory above it, and nothing the sandbox makes over it).
+  // Landlock ties a rule to the file, not to the name, so holdfast adds
+  // such a rule on the host while bubblewrap builds the sandbox
+  // (host_rules.hpp); the helper adds the others inside.
+  bool on_host = false;
   bool operator==(const PathRule&) const = default;
 };
 

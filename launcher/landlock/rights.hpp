@@ -64,6 +64,28 @@ struct RulesetAttr {
 };
 constexpr unsigned long ruleset_attr_size(int abi) { return abi >= 6 ? 24 : abi >= 4 ? 16 : 8; }
 
+// The ruleset of a launch under `abi`: every filesystem right the kernel
+// knows is handled (so denied unless a rule grants it); TCP bind and
+// connect when the network is closed (ABI 4); `scopes` (ABI 6). holdfast
+// creates it on the host and the helper completes it inside, so both read
+// the ABI's rights from here.
+constexpr RulesetAttr ruleset_attr(int abi, bool tcp_closed, Rights scopes) {
+  RulesetAttr attr;
+  attr.handled_access_fs = filesystem_rights(abi);
+  if (abi >= 4 && tcp_closed) attr.handled_access_net = kBindTcp | kConnectTcp;
+  if (abi >= 6) attr.scoped = scopes;
+  return attr;
+}
+
+// What a rule granting `wanted` may carry under `abi`: only rights the
+// ruleset handles (the kernel refuses others), and on a file that is not a
+// directory only file rights (the kernel refuses directory rights there).
+constexpr Rights rule_rights(Rights wanted, int abi, bool directory) {
+  Rights rights = wanted & filesystem_rights(abi);
+  if (!directory) rights &= kFileRights;
+  return rights;
+}
+
 // landlock_add_rule's rule types and their attributes (packed, as the
 // kernel declares them).
 inline constexpr int kRulePathBeneath = 1;

@@ -82,7 +82,8 @@ int choose_abi(int kernel, bool embedded, bool required, std::string why) {
 }
 
 std::vector<std::string> helper_argv(const Plan& plan, int abi, const std::string& helper_path,
-                                     const std::optional<sandbox::FileId>& cwd) {
+                                     const std::optional<sandbox::FileId>& cwd,
+                                     std::optional<int> ruleset_fd) {
   std::vector<std::string> argv = {helper_path, "--abi", std::to_string(abi)};
   if (cwd) {
     argv.insert(argv.end(),
@@ -92,14 +93,20 @@ std::vector<std::string> helper_argv(const Plan& plan, int abi, const std::strin
     argv.emplace_back("--");
     return argv;
   }
-  if (plan.tcp_closed) argv.emplace_back("--tcp-closed");
-  if (plan.scopes != 0) {
-    std::string scopes;
-    if ((plan.scopes & kScopeAbstractUnixSocket) != 0) scopes += 'a';
-    if ((plan.scopes & kScopeSignal) != 0) scopes += 's';
-    argv.insert(argv.end(), {"--scope", scopes});
+  if (ruleset_fd) {
+    // Made with the TCP and scope options already (ruleset_attr).
+    argv.insert(argv.end(), {"--ruleset", std::to_string(*ruleset_fd)});
+  } else {
+    if (plan.tcp_closed) argv.emplace_back("--tcp-closed");
+    if (plan.scopes != 0) {
+      std::string scopes;
+      if ((plan.scopes & kScopeAbstractUnixSocket) != 0) scopes += 'a';
+      if ((plan.scopes & kScopeSignal) != 0) scopes += 's';
+      argv.insert(argv.end(), {"--scope", scopes});
+    }
   }
   for (const auto& rule : plan.rules) {
+    if (ruleset_fd && rule.on_host) continue;  // in the ruleset already
     if (!rule.split && rule.id) {
       argv.insert(argv.end(),
                   {"--beneath-id", rights_letters(rule.here), identity(*rule.id), rule.path});

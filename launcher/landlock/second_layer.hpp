@@ -41,9 +41,13 @@ int launch_abi(bool required);
 // The helper's part of the command: `helper_path` (/proc/self/fd/N) and
 // its options for `plan` under `abi` (0: no Landlock rules), with the
 // identity the command's directory must have (`cwd`, when given), up to and
-// including the "--" before the command.
+// including the "--" before the command. With `ruleset_fd` (the ruleset
+// holdfast made, host_rules.hpp, as the sandbox inherits it) the helper
+// completes that ruleset with the rules not on the host's files; without,
+// it makes the whole ruleset itself.
 std::vector<std::string> helper_argv(const Plan& plan, int abi, const std::string& helper_path,
-                                     const std::optional<sandbox::FileId>& cwd = std::nullopt);
+                                     const std::optional<sandbox::FileId>& cwd = std::nullopt,
+                                     std::optional<int> ruleset_fd = std::nullopt);
 
 // The embedded helper in a sealed memfd, close-on-exec. Throws
 // base::SystemError.

@@ -63,7 +63,8 @@ std::string describe_landlock(const LaunchPlan& plan) {
       "landlock: ABI " + std::to_string(plan.landlock_abi) + " (" +
       landlock::abi_coverage(plan.landlock_abi) + ")" +
       (plan.landlock_required ? ", required by an operator scope" : "") +
-      "; applied inside the sandbox before the command starts" +
+      "; applied before the command starts, the rules on the host's own files (marked host) "
+      "added by holdfast while bubblewrap builds the sandbox, the others inside it" +
       (plan.landlock.tcp_closed && plan.landlock_abi >= 4 ? "; no TCP bind or connect" : "") +
       "\n  rights: x execute, w write, r read, l list, e/u remove, D/R/Y make "
       "directory/file/symlink, F/S make FIFO/socket, f rename across "
@@ -74,6 +75,7 @@ std::string describe_landlock(const LaunchPlan& plan) {
       out += ", each entry " + landlock::rights_letters(rule.entries) + " but";
       for (const auto& name : rule.skip) out += " " + name;
     }
+    if (rule.on_host) out += "  (host)";
     out += "\n";
   }
   return out;

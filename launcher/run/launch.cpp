@@ -6,6 +6,7 @@
 
 #include "base/fd.hpp"
 #include "base/system_error.hpp"
+#include "launcher/landlock/host_rules.hpp"
 #include "launcher/run/launch_record.hpp"
 #include "launcher/run/mount_check.hpp"
 #include "launcher/run/mount_points.hpp"
@@ -147,6 +148,7 @@ LaunchResult launch(const LaunchOptions& options) {
     mount_arrived = false;
     ++result.attempts;
     result.sandbox_mismatch.clear();
+    result.second_layer_error.clear();
     bool gate_reached = false;
     result.plan = plan_launch(request);
     LaunchPlan& plan = result.plan;
@@ -176,8 +178,11 @@ LaunchResult launch(const LaunchOptions& options) {
     // Nothing runs in the sandbox until its mounts are seen to be what was
     // checked (mount_check.hpp).
     supervise_request.gate = GateCheck{
-        plan.gate->ready_fd(), [&](long sandbox_pid) {
+        plan.gate->ready_fd(),
+        [&](long sandbox_pid) {
           gate_reached = true;
+          // The second layer's rules on host files (added meanwhile).
+          if (!result.sandbox_mismatch.empty() || !result.second_layer_error.empty()) return false;
           const auto checking = std::chrono::steady_clock::now();
           // Nothing propagates in from now on, nothing did before
           // (propagation.hpp), and every mount is where it belongs.
@@ -196,6 +201,25 @@ LaunchResult launch(const LaunchOptions& options) {
             return false;
           }
           return true;
+        },
+        // While bubblewrap builds the sandbox: the Landlock rules on the
+        // host's files, each on the file the launch checked (host_rules.hpp).
+        [&] {
+          if (!plan.landlock_ruleset_fd.valid()) return;
+          const auto adding = std::chrono::steady_clock::now();
+          try {
+            const auto added = landlock::add_host_rules(plan.landlock_ruleset_fd.get(),
+                                                        plan.landlock, plan.landlock_abi);
+            if (!added.moved.empty()) {
+              result.sandbox_mismatch = added.moved +
+                                        " is not the file the launch checked any more, so its "
+                                        "Landlock rule would land on another one";
+            }
+          } catch (const std::exception& e) {
+            result.second_layer_error = e.what();
+          }
+          plan.timings.landlock_host_rules = std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::steady_clock::now() - adding);
         }};
 
     if (mount_points) {
@@ -271,6 +295,12 @@ LaunchResult launch(const LaunchOptions& options) {
 
 std::string describe_failure(const LaunchResult& result) {
   if (result.outcome.timed_out) return "the command exceeded its timeout and was stopped";
+  if (result.outcome.gate_refused && !result.second_layer_error.empty()) {
+    return "the sandbox's second layer (Landlock) could not be set up: " +
+           result.second_layer_error +
+           "; the command did not run. Run `holdfast doctor` to see what this host's Landlock "
+           "supports";
+  }
   if (result.outcome.gate_refused) {
     return "the sandbox was not built as checked (" + result.sandbox_mismatch +
            "); the command did not run. Something moved a directory on the way while the "

@@ -67,6 +67,9 @@ struct LaunchResult {
   // Set when the built sandbox was not what was checked (the command did
   // not run): what was wrong.
   std::string sandbox_mismatch;
+  // Set when the second layer's rules on host files could not be added
+  // (the command did not run): why.
+  std::string second_layer_error;
   // How many times the sandbox was built: a host mount that arrived while
   // it was built (anywhere below a bound path: unrelated activity) stops
   // that sandbox before the command runs, and the launch is planned and

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "base/system_error.hpp"
+#include "launcher/landlock/host_rules.hpp"
 #include "launcher/landlock/second_layer.hpp"
 #include "launcher/run/bubblewrap.hpp"
 #include "launcher/run/launch_directories.hpp"
@@ -87,6 +88,7 @@ std::vector<int> LaunchPlan::inherited_fds() const {
   if (gate) fds.push_back(gate->program_fd());
   for (const auto& fd : empty_file_fds) fds.push_back(fd.get());
   if (landlock_helper_fd.valid()) fds.push_back(landlock_helper_fd.get());
+  if (landlock_ruleset_fd.valid()) fds.push_back(landlock_ruleset_fd.get());
   for (const auto& fd : bind_sources.fds) fds.push_back(fd.get());
   return fds;
 }
@@ -234,9 +236,14 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
     plan.landlock_helper_fd = landlock::helper_memfd();
     std::optional<sandbox::FileId> cwd_id;
     if (directories) cwd_id = directories->cwd.id;
+    std::optional<int> ruleset;
+    if (plan.landlock_abi > 0) {
+      plan.landlock_ruleset_fd = landlock::make_ruleset(plan.landlock, plan.landlock_abi);
+      ruleset = plan.landlock_ruleset_fd.get();
+    }
     auto helper = landlock::helper_argv(
         plan.landlock, plan.landlock_abi,
-        "/proc/self/fd/" + std::to_string(plan.landlock_helper_fd.get()), cwd_id);
+        "/proc/self/fd/" + std::to_string(plan.landlock_helper_fd.get()), cwd_id, ruleset);
     command.insert(command.begin(), helper.begin(), helper.end());
   }
   plan.timings.landlock = since(start);

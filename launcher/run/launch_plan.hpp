@@ -54,6 +54,10 @@ struct LaunchTimings {
   std::chrono::microseconds mount_check{0};  // the built sandbox checked at the start gate
   std::chrono::microseconds cgroup{0};       // the launch's cgroup made and bounded
   std::chrono::microseconds landlock{0};     // the second layer planned, its helper in a memfd
+  // The rules on host files added while bubblewrap built the sandbox
+  // (host_rules.hpp): overlapped, so not on the launch's path unless they
+  // outlast bubblewrap.
+  std::chrono::microseconds landlock_host_rules{0};
 };
 
 struct LaunchPlan {
@@ -82,11 +86,14 @@ struct LaunchPlan {
   // The second layer (launcher/landlock): the rules, the ABI they are
   // applied with (0: Landlock is not available, the launch relies on the
   // mounts alone), whether an operator requires it, and the helper that
-  // applies them inside (a sealed memfd, run as /proc/self/fd/N).
+  // applies them inside (a sealed memfd, run as /proc/self/fd/N), and
+  // the ruleset holdfast adds the rules on host files to while bubblewrap
+  // builds the sandbox (host_rules.hpp), which the helper completes.
   landlock::Plan landlock;
   int landlock_abi = 0;
   bool landlock_required = false;
   base::UniqueFd landlock_helper_fd;
+  base::UniqueFd landlock_ruleset_fd;
   LaunchTimings timings;
 
   // The descriptors bwrap must inherit.

@@ -92,6 +92,7 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
         {"mount_check", plan.timings.mount_check.count()},
         {"cgroup", plan.timings.cgroup.count()},
         {"landlock", plan.timings.landlock.count()},
+        {"landlock_host_rules", plan.timings.landlock_host_rules.count()},
         {"sandbox_up", outcome.started_after.count()},
         {"bwrap_exit", outcome.finished_after.count()}}},
   };

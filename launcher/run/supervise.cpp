@@ -384,6 +384,9 @@ SuperviseOutcome supervise(SuperviseRequest request) {
     ::waitpid(bwrap, nullptr, 0);
     throw SystemError("cannot open a pidfd for", request.bwrap_path, errno);
   }
+  // bubblewrap builds the sandbox from here on, on another CPU where there
+  // is one: work the gate needs done first overlaps it.
+  if (request.gate && request.gate->meanwhile) request.gate->meanwhile();
 
   std::optional<Clock::time_point> deadline;
   if (request.timeout) deadline = spawned_at + *request.timeout;

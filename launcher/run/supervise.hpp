@@ -50,6 +50,11 @@ struct ResourceLimit {
 struct GateCheck {
   int ready_fd = -1;
   std::function<bool(long sandbox_pid)> open;
+  // Called once bwrap has started, before waiting for the sandbox to be
+  // built: work `open` needs done that can overlap bwrap's own (the
+  // Landlock rules on host files, host_rules.hpp). Must not throw: it
+  // keeps what went wrong for `open` to refuse.
+  std::function<void()> meanwhile;
 };
 
 // A copy loop between one of the caller's descriptors and a pipe that

@@ -5,12 +5,12 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <deque>
 
+#include "base/dir_entries.hpp"
 #include "base/fd.hpp"
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/paths.hpp"
@@ -18,14 +18,6 @@
 namespace holdfast::sandbox {
 
 namespace {
-
-struct Entry64 {  // struct linux_dirent64
-  ino64_t d_ino;
-  off64_t d_off;
-  unsigned short d_reclen;
-  unsigned char d_type;
-  char d_name[1];
-};
 
 bool skipped(std::string_view name) {
   return std::find(std::begin(kRepoScanSkipped), std::end(kRepoScanSkipped), name) !=
@@ -76,7 +68,6 @@ void scan_tree(const std::string& root, const ProtectedNames& names, std::size_t
     std::size_t depth;  // levels below the root
   };
   std::deque<Pending> todo = {{root, 0}};
-  alignas(8) char buffer[16384];
   const std::size_t limit = end == WalkEnd::best_effort ? kWideRootWalk : budget;
   std::size_t read_here = 0;
   while (!todo.empty()) {
@@ -106,39 +97,30 @@ void scan_tree(const std::string& root, const ProtectedNames& names, std::size_t
     if (!fd.valid() || is_pseudo_file_system(fd.get())) continue;
     scan.listed.insert(dir);
     BareLayout bare;
-    // getdents64 itself: readdir() would allocate a buffer per directory.
-    for (;;) {
-      const long n = ::syscall(SYS_getdents64, fd.get(), buffer, sizeof buffer);
-      if (n <= 0) break;
-      for (long at = 0; at < n;) {
-        const auto* entry = reinterpret_cast<const Entry64*>(buffer + at);
-        at += entry->d_reclen;
-        const std::string_view name = entry->d_name;
-        if (name == "." || name == "..") continue;
-        unsigned char type = entry->d_type;
-        if (type == DT_UNKNOWN) {
-          struct stat st {};
-          if (::fstatat(fd.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-          type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-        }
-        if (name == "HEAD") bare.head = type == DT_REG || type == DT_LNK;
-        if (name == "objects") bare.objects = type == DT_DIR;
-        if (name == "refs") bare.refs = type == DT_DIR;
-        if (is_protected_component(names, name)) scan.names.push_back(join_path(dir, name));
-        if (name == ".git") {
-          if (dir != root && (type == DT_DIR || type == DT_REG)) {
-            scan.git.push_back(join_path(dir, name));
-          }
-          continue;
-        }
-        if (type != DT_DIR) continue;
-        std::string sub = join_path(dir, name);
-        scan.subdirs.insert(sub);
-        // Read by an earlier root's walk (the workspace inside ":home").
-        if (skipped(name) || scan.listed.contains(sub)) continue;
-        todo.push_back({std::move(sub), depth + 1});
+    base::for_each_entry(fd.get(), [&](std::string_view name, unsigned char type) {
+      if (type == DT_UNKNOWN) {
+        struct stat st {};
+        if (::fstatat(fd.get(), name.data(), &st, AT_SYMLINK_NOFOLLOW) != 0) return true;
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
       }
-    }
+      if (name == "HEAD") bare.head = type == DT_REG || type == DT_LNK;
+      if (name == "objects") bare.objects = type == DT_DIR;
+      if (name == "refs") bare.refs = type == DT_DIR;
+      if (is_protected_component(names, name)) scan.names.push_back(join_path(dir, name));
+      if (name == ".git") {
+        if (dir != root && (type == DT_DIR || type == DT_REG)) {
+          scan.git.push_back(join_path(dir, name));
+        }
+        return true;
+      }
+      if (type != DT_DIR) return true;
+      std::string sub = join_path(dir, name);
+      scan.subdirs.insert(sub);
+      // Read by an earlier root's walk (the workspace inside ":home").
+      if (skipped(name) || scan.listed.contains(sub)) return true;
+      todo.push_back({std::move(sub), depth + 1});
+      return true;
+    });
     if (bare.complete()) scan.bare.push_back(dir);
   }
 }
@@ -187,17 +169,9 @@ namespace {
 bool is_empty_directory(const std::string& path) {
   const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return false;
-  alignas(8) char buffer[512];
-  for (;;) {
-    const long n = ::syscall(SYS_getdents64, fd.get(), buffer, sizeof buffer);
-    if (n <= 0) return true;
-    for (long at = 0; at < n;) {
-      const auto* entry = reinterpret_cast<const Entry64*>(buffer + at);
-      at += entry->d_reclen;
-      const std::string_view name = entry->d_name;
-      if (name != "." && name != "..") return false;
-    }
-  }
+  bool empty = true;
+  base::for_each_entry(fd.get(), [&](std::string_view, unsigned char) { return empty = false; });
+  return empty;
 }
 
 void drop_empty(std::vector<std::string>& paths) { std::erase_if(paths, is_empty_directory); }

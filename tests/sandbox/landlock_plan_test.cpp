@@ -30,6 +30,15 @@ PathRule beneath(const std::string& path, Rights rights) {
   return {path, rights, false, 0, {}, std::nullopt};
 }
 
+// A rule on the host's own file at `path` (PathRule::on_host).
+PathRule on_host(PathRule rule) {
+  rule.on_host = true;
+  return rule;
+}
+PathRule host_beneath(const std::string& path, Rights rights) {
+  return on_host(beneath(path, rights));
+}
+
 const std::vector<PathRule> kFresh = {beneath("/dev", kDevices), beneath("/dev/shm", kPrivate),
                                       beneath("/proc", kRead)};
 
@@ -43,8 +52,8 @@ std::vector<PathRule> with_fresh(std::vector<PathRule> rules) {
 TEST(LandlockPlan, AReadOnlyPolicyReadsEverythingAndWritesOnlyItsPrivateTmpfs) {
   FakeHost host = landlock_code_host();
   const Plan plan = plan_for(split({{":root", Access::read}, {":workspace", Access::read}}), host);
-  EXPECT_EQ(plan.rules,
-            with_fresh({beneath("/", kRead), beneath("/code", kRead), beneath("/tmp", kPrivate)}));
+  EXPECT_EQ(plan.rules, with_fresh({host_beneath("/", kRead), host_beneath("/code", kRead),
+                                    beneath("/tmp", kPrivate)}));
   EXPECT_TRUE(plan.tcp_closed);
   EXPECT_EQ(plan.scopes, kScopeSignal | kScopeAbstractUnixSocket);
 }
@@ -52,9 +61,10 @@ TEST(LandlockPlan, AReadOnlyPolicyReadsEverythingAndWritesOnlyItsPrivateTmpfs) {
 TEST(LandlockPlan, AWritableRootIsNotSplitAroundItsReadOnlyCarveOuts) {
   FakeHost host = landlock_code_host();
   const Plan plan = plan_for(split({{":root", Access::read}, {":workspace", Access::write}}), host);
-  EXPECT_EQ(plan.rules,
-            with_fresh({beneath("/", kRead), beneath("/code", kWrite), beneath("/code/.git", kRead),
-                        beneath("/code/.holdfast", kRead), beneath("/tmp", kPrivate)}));
+  EXPECT_EQ(plan.rules, with_fresh({host_beneath("/", kRead), host_beneath("/code", kWrite),
+                                    host_beneath("/code/.git", kRead),
+                                    // missing on the host: an empty tmpfs made inside
+                                    beneath("/code/.holdfast", kRead), beneath("/tmp", kPrivate)}));
   // Nothing of the host gets devices, FIFOs or sockets made, and no
   // writable path is outside the workspace and the private tmpfs.
   for (const auto& rule : plan.rules) {
@@ -77,15 +87,16 @@ TEST(LandlockPlan, ADeniedPathUnderAReadableOneGetsNoRightsAtAll) {
       split(
           {{":root", Access::read}, {":workspace", Access::write}, {"/home/u/.ssh", Access::deny}}),
       host);
-  EXPECT_EQ(plan.rules,
-            with_fresh(
-                {{"/", kReadDir, true, kRead, {"code", "dev", "home", "proc", "tmp"}, std::nullopt},
-                 beneath("/code", kWrite),
-                 beneath("/code/.git", kRead),
-                 beneath("/code/.holdfast", kRead),
-                 {"/home", kReadDir, true, kRead, {"u"}, std::nullopt},
-                 {"/home/u", kReadDir, true, kRead, {".ssh"}, std::nullopt},
-                 beneath("/tmp", kPrivate)}));
+  EXPECT_EQ(
+      plan.rules,
+      with_fresh(
+          {on_host(
+               {"/", kReadDir, true, kRead, {"code", "dev", "home", "proc", "tmp"}, std::nullopt}),
+           host_beneath("/code", kWrite), host_beneath("/code/.git", kRead),
+           beneath("/code/.holdfast", kRead),
+           on_host({"/home", kReadDir, true, kRead, {"u"}, std::nullopt}),
+           on_host({"/home/u", kReadDir, true, kRead, {".ssh"}, std::nullopt}),
+           beneath("/tmp", kPrivate)}));
 }
 
 TEST(LandlockPlan, KernelInterfacesMaskedBelowBoundPathsAreLeftToTheMounts) {
@@ -94,8 +105,8 @@ TEST(LandlockPlan, KernelInterfacesMaskedBelowBoundPathsAreLeftToTheMounts) {
   host.facts().mounts = {{1, 0, 1, "/", "/", false, "ext4", "v"},
                          {2, 1, 2, "/", "/sys/kernel/debug", false, "debugfs", "d"}};
   const Plan plan = plan_for(split({{":root", Access::read}, {":workspace", Access::read}}), host);
-  EXPECT_EQ(plan.rules,
-            with_fresh({beneath("/", kRead), beneath("/code", kRead), beneath("/tmp", kPrivate)}));
+  EXPECT_EQ(plan.rules, with_fresh({host_beneath("/", kRead), host_beneath("/code", kRead),
+                                    beneath("/tmp", kPrivate)}));
 }
 
 TEST(LandlockPlan, TheNetworkAndUnixSocketsDecideTcpAndScopes) {
@@ -118,6 +129,36 @@ TEST(LandlockPlan, TheHelpersArgumentsSayEveryRule) {
                                       "as", "--split", "l", "xrl", "/", "2", "home", "tmp",
                                       "--beneath", "xwrleuDRSFYfti", "/tmp", "--"}));
   EXPECT_EQ(rights_letters(0), "-");
+}
+
+// With the ruleset holdfast made and filled with the rules on host files
+// (host_rules.hpp), the helper gets that ruleset and only the other rules;
+// the TCP and scope options are the ruleset's already.
+TEST(LandlockPlan, GivenTheHostsRulesetTheHelperAddsOnlyTheRulesNotOnHostFiles) {
+  Plan plan;
+  plan.rules = {on_host({"/", kReadDir, true, kRead, {"home", "tmp"}, std::nullopt}),
+                host_beneath("/home/u/code", kWrite), beneath("/tmp", kPrivate)};
+  plan.tcp_closed = true;
+  plan.scopes = kScopeSignal | kScopeAbstractUnixSocket;
+  EXPECT_EQ(helper_argv(plan, 7, "/proc/self/fd/9", sandbox::FileId{1, 2}, 11),
+            (std::vector<std::string>{"/proc/self/fd/9", "--abi", "7", "--cwd", "1:2", "--ruleset",
+                                      "11", "--beneath", "xwrleuDRSFYfti", "/tmp", "--"}));
+}
+
+// An empty root (no ":root" grant) is bubblewrap's tmpfs, not the host's
+// /: its rule is added inside, while the bound paths' are the host's.
+TEST(LandlockPlan, AnEmptyRootIsTheSandboxsOwnAndABoundPathTheHosts) {
+  FakeHost host = landlock_code_host();
+  host.dir("/usr");
+  const Plan plan = plan_for(split({{"/usr", Access::read}, {":workspace", Access::write}}), host);
+  std::map<std::string, bool> host_file;
+  for (const auto& rule : plan.rules) host_file[rule.path] = rule.on_host;
+  EXPECT_FALSE(host_file.contains("/")) << "nothing is granted on the empty root";
+  EXPECT_TRUE(host_file.at("/usr"));
+  EXPECT_TRUE(host_file.at("/code"));
+  EXPECT_FALSE(host_file.at("/dev"));
+  EXPECT_FALSE(host_file.at("/proc"));
+  EXPECT_FALSE(host_file.at("/tmp"));
 }
 
 TEST(LandlockPlan, RulesOnHostPathsArePinnedToTheFilesTheLaunchChecked) {

@@ -1,14 +1,15 @@
 // holdfast-landlock: the first program inside the sandbox. bubblewrap runs
 // it instead of the command, after every mount is made and the start gate
-// has checked them, with the seccomp filter already loaded; it builds the
-// launch's Landlock ruleset from the paths as the sandbox shows them,
-// restricts itself, and executes the command, which inherits the
-// restriction for good. (A Landlock-restricted process cannot mount, so
+// has checked them, with the seccomp filter already loaded; it completes
+// the launch's Landlock ruleset (holdfast has added the rules on the host's
+// own files to it meanwhile: --ruleset) with the rules on paths the
+// sandbox made itself, restricts itself, and executes the command, which
+// inherits the restriction for good. (A Landlock-restricted process cannot mount, so
 // this cannot happen before bubblewrap; nothing but this program runs in
 // between.) holdfast embeds it and hands it over as a sealed memfd
 // (/proc/self/fd/N), so nothing on the host's filesystem is executed.
 //
-//   holdfast-landlock --abi N [--cwd DEV:INO] [--tcp-closed] [--scope SCOPES]
+//   holdfast-landlock --abi N [--cwd DEV:INO] [--ruleset FD] [--tcp-closed] [--scope SCOPES]
 //                     [--beneath RIGHTS PATH]... [--beneath-id RIGHTS DEV:INO PATH]...
 //                     [--split RIGHTS ENTRY-RIGHTS PATH COUNT NAME...]...
 //                     -- COMMAND ARGS...
@@ -21,7 +22,12 @@
 // file (else the command does not run);
 // --split grants RIGHTS there and ENTRY-RIGHTS on and below each entry of
 // PATH but the COUNT names that follow (they have rules of their own).
-// SCOPES: a (abstract Unix sockets), s (signals). --abi 0: no Landlock on
+// SCOPES: a (abstract Unix sockets), s (signals). --ruleset FD: the
+// ruleset holdfast created for the launch (with the ABI's rights, the TCP
+// and scope options already set) and added the rules on the host's own
+// files to while bubblewrap built the sandbox; the rules here complete it
+// with what the sandbox made itself (/dev, /proc, the private /tmp).
+// --abi 0: no Landlock on
 // this host; only the directory is checked. --cwd: the directory bubblewrap
 // entered by name (--chdir) must be the caller's cwd, by device and inode:
 // a neighbour that swapped the workspace for a symlink between the start
@@ -147,11 +153,11 @@ void check_cwd(unsigned long long dev, unsigned long long ino) {
 
 class Ruleset {
  public:
-  Ruleset(int abi, bool tcp_closed, Rights scopes) : handled_(ll::filesystem_rights(abi)) {
-    ll::RulesetAttr attr;
-    attr.handled_access_fs = handled_;
-    if (abi >= 4 && tcp_closed) attr.handled_access_net = ll::kBindTcp | ll::kConnectTcp;
-    if (abi >= 6) attr.scoped = scopes;
+  // The launch's ruleset: `given` (>= 0), the one holdfast created on the
+  // host and has added the rules on host files to, or a new one.
+  Ruleset(int abi, bool tcp_closed, Rights scopes, int given) : abi_(abi), fd_(given) {
+    if (fd_ >= 0) return;
+    const ll::RulesetAttr attr = ll::ruleset_attr(abi, tcp_closed, scopes);
     const long fd = sys::call(SYS_landlock_create_ruleset, reinterpret_cast<long>(&attr),
                               static_cast<long>(ll::ruleset_attr_size(abi)), 0);
     if (fd < 0) fail("cannot create the Landlock ruleset", "", error_of(fd), kCannotApply);
@@ -190,8 +196,7 @@ class Ruleset {
  private:
   bool add(int fd, bool directory, Rights rights, std::string_view name, bool optional,
            bool may_be_other_type = false) {
-    rights &= handled_;
-    if (!directory) rights &= ll::kFileRights;
+    rights = ll::rule_rights(rights, abi_, directory);
     if (rights == 0) return true;
     const ll::PathBeneathAttr attr{rights, fd};
     if (const long error = sys::call(SYS_landlock_add_rule, fd_, ll::kRulePathBeneath,
@@ -205,8 +210,8 @@ class Ruleset {
     return true;
   }
 
-  Rights handled_;
-  int fd_ = -1;
+  int abi_;
+  int fd_;
 };
 
 // A path the plan names; gone inside the sandbox, it needs no rule. With
@@ -328,6 +333,7 @@ int main(int argc, char** argv, char** envp) {
   int abi = -1;
   bool tcp_closed = false;
   bool cwd_given = false;
+  int ruleset_fd = -1;
   unsigned long long cwd_dev = 0;
   unsigned long long cwd_ino = 0;
   Rights scopes = 0;
@@ -340,6 +346,9 @@ int main(int argc, char** argv, char** envp) {
     } else if (arg == "--cwd" && at + 1 < argc) {
       cwd_given = parse_identity(argv[++at], cwd_dev, cwd_ino);
       if (!cwd_given) usage(argv[at]);
+    } else if (arg == "--ruleset" && at + 1 < argc) {
+      ruleset_fd = parse_count(argv[++at]);
+      if (ruleset_fd < 3) usage(argv[at]);
     } else if (arg == "--tcp-closed") {
       tcp_closed = true;
     } else if (arg == "--scope" && at + 1 < argc) {
@@ -358,7 +367,7 @@ int main(int argc, char** argv, char** envp) {
   if (abi < 0) usage("--abi");
   if (cwd_given) check_cwd(cwd_dev, cwd_ino);
   if (abi > 0) {
-    Ruleset ruleset(abi, tcp_closed, scopes);
+    Ruleset ruleset(abi, tcp_closed, scopes, ruleset_fd);
     for (; at < argc; ++at) {
       const std::string_view arg = argv[at];
       if (arg == "--") break;
