@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interleaved launches of two holdfast binaries with --report; medians of the
 # report's timings and of the wall time of the whole `holdfast run`.
-#   harden-measure.sh OLD NEW [N] [POLICY-JSON]
+#   bench/compare-two-builds.sh OLD-HOLDFAST NEW-HOLDFAST [N] [POLICY-JSON]
+# (default: 41 rounds, the read-only policy of bench/launch-setup.sh)
 set -euo pipefail
 old=$1 new=$2 runs=${3:-41}
 policy=${4:-'{"filesystem": "read-only", "network": "closed"}'}
@@ -28,7 +29,7 @@ work, runs = sys.argv[1], int(sys.argv[2])
 for which in ["old", "new"]:
     t = [json.load(open(f"{work}/{which}-{i}.json"))["timings_us"] for i in range(1, runs + 1)]
     wall = [int(open(f"{work}/{which}-{i}.wall").read()) for i in range(1, runs + 1)]
-    row = {k: statistics.median(x.get(k, 0) for x in t) / 1000 for k in ["snapshot", "policy_and_argv", "seccomp", "cgroup", "sandbox_up", "bwrap_exit"]}
+    row = {k: statistics.median(x.get(k, 0) for x in t) / 1000 for k in ["snapshot", "policy_and_argv", "seccomp", "cgroup", "landlock", "landlock_host_rules", "mount_check", "sandbox_up", "bwrap_exit"]}
     row["wall"] = statistics.median(wall) / 1000
     print(which, " ".join(f"{k}={v:.2f}ms" for k, v in row.items()))
 PY

@@ -140,11 +140,14 @@ LaunchResult launch(const LaunchOptions& options) {
   base::UniqueFd report;
   if (options.report) report = open_report(*options.report);
   // A host mount that arrived while the sandbox was built stops it before
-  // the command runs; the launch is then planned from a fresh reading.
-  bool mount_arrived = true;
+  // the command runs, and so does a path the plan looked at that the host
+  // removed or replaced while bubblewrap started (host_changed_under); the
+  // launch is then planned from a fresh reading.
+  bool plan_again = true;
+  bool mount_arrived = false;
   std::vector<std::string> fd_notices;
   std::vector<std::string> rebuilt_notices;
-  while (mount_arrived && result.attempts < kLaunchAttempts) {
+  while (plan_again && result.attempts < kLaunchAttempts) {
     mount_arrived = false;
     ++result.attempts;
     result.sandbox_mismatch.clear();
@@ -243,9 +246,9 @@ LaunchResult launch(const LaunchOptions& options) {
     result.memory_kills = group ? group->memory_kills() : 0;
     group.reset();
     const bool arrived = mount_arrived && result.outcome.gate_refused;
-    mount_arrived = arrived || host_changed_under(result.outcome, gate_reached, plan);
+    plan_again = arrived || host_changed_under(result.outcome, gate_reached, plan);
     // (A mount that arrived is what the start gate is for: no word.)
-    if (mount_arrived && !arrived && result.attempts < kLaunchAttempts) {
+    if (plan_again && !arrived && result.attempts < kLaunchAttempts) {
       rebuilt_notices.push_back("the host changed under the plan while the sandbox was built (" +
                                 (result.outcome.gate_refused
                                      ? result.sandbox_mismatch
