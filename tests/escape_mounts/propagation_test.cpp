@@ -41,16 +41,24 @@ class PropagationTest : public EscapeTest {
     EscapeTest::TearDown();
   }
 
+  // `holdfast run` of `sh -c script` (with `arguments` from $0) in the
+  // workspace, as the caller.
+  Started start_in_workspace(const std::string& script,
+                             const std::vector<std::string>& arguments = {}) {
+    Launch launch;
+    launch.cwd = ws_;
+    std::vector<std::string> args = {"run",     "--workspace", ws_.string(), "--",
+                                     "/bin/sh", "-c",          script};
+    args.insert(args.end(), arguments.begin(), arguments.end());
+    return start(args, as_caller(launch));
+  }
+
   // The command: say "up" on READY, wait for a line on GO, then `then`
   // (with `argument` as $3).
   Started start_waiting(const std::string& then, const Fifo& ready, const Gate& go,
                         const std::string& argument = "") {
-    Launch launch;
-    launch.cwd = ws_;
-    return start({"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c",
-                  "echo up > \"$1\"; read go < \"$2\"; " + then, "sh", ready.path().string(),
-                  go.path().string(), argument},
-                 as_caller(launch));
+    return start_in_workspace("echo up > \"$1\"; read go < \"$2\"; " + then,
+                              {"sh", ready.path().string(), go.path().string(), argument});
   }
 
   // The bubblewrap the system scope names (security.bubblewrap, in a
@@ -81,10 +89,7 @@ class PropagationTest : public EscapeTest {
     Gate go(base_ / "wrapper.go");
     ASSERT_TRUE(ready.fd() >= 0 && go.valid());
     const fs::path starts = use_waiting_bubblewrap(ready, go);
-    Launch launch;
-    launch.cwd = ws_;
-    const auto started = start(
-        {"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c", "echo ran"}, as_caller(launch));
+    const auto started = start_in_workspace("echo ran");
     std::string line;
     const bool up = ready.read_line_unless_exited(started.pid, line);
     change();
@@ -168,11 +173,7 @@ TEST_P(PropagationTest, AMountMadeWhileTheSandboxIsBuiltIsPlannedAgain) {
   Gate go(base_ / "wrapper.go");
   ASSERT_TRUE(ready.fd() >= 0 && go.valid());
   const fs::path starts = use_waiting_bubblewrap(ready, go);
-  Launch launch;
-  launch.cwd = ws_;
-  const auto started = start({"run", "--workspace", ws_.string(), "--", "/bin/sh", "-c",
-                              "echo planted > sneaked/planted || exit 7"},
-                             as_caller(launch));
+  const auto started = start_in_workspace("echo planted > sneaked/planted || exit 7");
   std::string line;
   ASSERT_TRUE(ready.read_line_unless_exited(started.pid, line)) << wait(started).err;
   HostMount sneaked("tmpfs", ws_ / "sneaked", "tmpfs", 0, "mode=0777");
