@@ -101,7 +101,6 @@ bool shows_host_file(const std::string& path, const sandbox::MountPlan& mounts) 
 Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& mounts,
                    const std::map<std::string, sandbox::FileId>* identities) {
   std::map<std::string, Rights> wanted;
-  std::set<std::string> host_paths;  // rules on host content, which can be pinned
   for (const auto& [path, rule] : mounts.rules) {
     // A masked kernel interface is no content of the policy's: the mask is
     // checked at the start gate.
@@ -111,9 +110,6 @@ Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& moun
       continue;
     }
     wanted[path] = rights_of(rule);
-    if (rule.source != RuleSource::private_tmp && rule.kind != sandbox::Kind::missing) {
-      host_paths.insert(path);
-    }
   }
   // /dev and /proc are always fresh (the mount plan's first operations).
   wanted["/dev"] = kDevices;
@@ -122,9 +118,9 @@ Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& moun
   Plan plan;
   plan.rules = Planner(std::move(wanted)).plan();
   for (auto& rule : plan.rules) {
+    // A rule on host content is pinned to the file the launch checked there.
     rule.on_host = shows_host_file(rule.path, mounts);
-    if (identities == nullptr || rule.split || !host_paths.contains(rule.path)) continue;
-    if (sandbox::is_within(rule.path, "/dev") || sandbox::is_within(rule.path, "/proc")) continue;
+    if (identities == nullptr || rule.split || !rule.on_host) continue;
     if (const auto it = identities->find(rule.path); it != identities->end()) rule.id = it->second;
   }
   plan.tcp_closed = policy.network == sandbox::Network::closed;
