@@ -92,7 +92,7 @@ std::string explanation_text(const LaunchPlan& plan) {
   for (const auto& warning : plan.snapshot.effective.warnings) {
     out += "  " + warning.to_string() + "\n";
   }
-  out += "\n" + sandbox::explain(plan.policy, &plan.facts);
+  out += "\n" + sandbox::explain(plan.policy, plan.facts, plan.resolved);
   out += "bounds on this host: " +
          cgroup::describe(plan.bounds, plan.cgroup_placement,
                           cgroup::operator_set(plan.policy.limits)) +

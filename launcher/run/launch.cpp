@@ -160,7 +160,7 @@ LaunchResult launch(const LaunchOptions& options) {
     // What the command gets as 0, 1 and 2 (standard_fds.hpp).
     const int given[3] = {0, options.stdout_fd >= 0 ? options.stdout_fd : 1,
                           options.stderr_fd >= 0 ? options.stderr_fd : 2};
-    StandardFdSetup standard_fds = set_up_standard_fds(given, plan.policy, plan.facts);
+    StandardFdSetup standard_fds = set_up_standard_fds(given, plan.resolved);
     fd_notices = standard_fds.notices;
 
     SuperviseRequest supervise_request;

@@ -11,7 +11,6 @@
 #include "launcher/run/workspace_modes.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/refusal.hpp"
-#include "launcher/sandbox/resolve.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
 #include "settings/strict_modes.hpp"
@@ -100,14 +99,13 @@ seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy) {
   return options;
 }
 
-void check_bubblewrap_not_writable(const TrustedExecutable& bwrap, const sandbox::Policy& policy,
-                                   const sandbox::HostFacts& facts, uid_t caller_uid) {
+void check_bubblewrap_not_writable(const TrustedExecutable& bwrap,
+                                   const sandbox::ResolvedPolicy& resolved, uid_t caller_uid) {
   // Anyone else finds every step root's and not writable to them, mount or
   // no mount (find_trusted_executable checked that).
   if (caller_uid != 0) return;
-  const auto rules = sandbox::build_rules(policy, facts);
   for (const base::PathStep& step : bwrap.chain) {
-    if (sandbox::resolve(rules, step.path).access != sandbox::Access::write) continue;
+    if (resolved.access_at(step.path) != sandbox::Access::write) continue;
     throw sandbox::Refused(
         {sandbox::Refusal{"bubblewrap-writable", step.path, "",
                           "the policy makes " + step.path +
@@ -190,7 +188,8 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   plan.facts = sandbox::gather_host_facts(plan.policy, facts_request);
   plan.facts.others_write_workspace_accepted = !workspace_strict_modes(plan.snapshot.effective);
   accept_same_content_saves(plan.snapshot, request.snapshot_options, plan.facts);
-  plan.mounts = sandbox::plan_mounts(plan.policy, plan.facts);
+  plan.resolved = sandbox::resolve_policy(plan.policy, plan.facts);
+  plan.mounts = sandbox::plan_mounts(plan.resolved, plan.facts);
   plan.bounds = cgroup::bounds_for(plan.policy.limits, cgroup::memory_total_bytes());
   plan.cgroup_placement = cgroup::find_placement();
   if (!plan.cgroup_placement.version && cgroup::operator_set(plan.policy.limits)) {
@@ -203,7 +202,7 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
         "limits.processes and limits.memoryMiB from the policy to go on with the built-in "
         "defaults, which are then not enforced"}});
   }
-  check_bubblewrap_not_writable(plan.bwrap, plan.policy, plan.facts, ::getuid());
+  check_bubblewrap_not_writable(plan.bwrap, plan.resolved, ::getuid());
   if (request.will_run) {
     // The workspace is bound from the descriptor it was opened as.
     std::map<std::string, base::UniqueFd> opened;

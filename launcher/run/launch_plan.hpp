@@ -24,6 +24,7 @@
 #include "launcher/sandbox/bwrap_args.hpp"
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
+#include "launcher/sandbox/resolved_policy.hpp"
 #include "launcher/seccomp/rules.hpp"
 #include "settings/snapshot.hpp"
 
@@ -65,6 +66,10 @@ struct LaunchPlan {
   settings::Snapshot snapshot;
   sandbox::Policy policy;
   sandbox::HostFacts facts;
+  // The policy read against `facts` once (the entries expanded, the rules
+  // built and admitted): what the mounts, the checks of descriptors 0-2
+  // and of the bubblewrap, the launch record and --explain all read.
+  sandbox::ResolvedPolicy resolved;
   seccomp::FilterOptions filter;
   // The bubblewrap to execute: configured, judged and open (bubblewrap.hpp).
   TrustedExecutable bwrap;
@@ -110,10 +115,10 @@ LaunchPlan plan_launch(const LaunchRequest& request);
 seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy);
 
 // Throws sandbox::Refused ("bubblewrap-writable") when the launch runs as
-// root and `policy` would make the bubblewrap, or a directory on its way,
-// writable inside: root inside is the host's uid 0, which owning a file by
-// root cannot keep out. Pure.
-void check_bubblewrap_not_writable(const TrustedExecutable& bwrap, const sandbox::Policy& policy,
-                                   const sandbox::HostFacts& facts, uid_t caller_uid);
+// root and the `resolved` policy would make the bubblewrap, or a directory
+// on its way, writable inside: root inside is the host's uid 0, which
+// owning a file by root cannot keep out. Pure.
+void check_bubblewrap_not_writable(const TrustedExecutable& bwrap,
+                                   const sandbox::ResolvedPolicy& resolved, uid_t caller_uid);
 
 }  // namespace holdfast::launcher

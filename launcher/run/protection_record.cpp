@@ -41,7 +41,7 @@ nlohmann::json protection_json(const LaunchPlan& plan) {
   nlohmann::json hidden = nlohmann::json::array();
   nlohmann::json git = nlohmann::json::array();
   std::size_t guarded = 0;
-  for (const auto& rule : sandbox::build_rules(plan.policy, plan.facts)) {
+  for (const auto& rule : plan.resolved.rules) {
     if (rule.source == sandbox::RuleSource::credential) {
       hidden.push_back({{"store", rule.entry}, {"path", rule.path}});
     } else if (rule.source == sandbox::RuleSource::git_config) {
@@ -108,7 +108,7 @@ std::vector<std::string> describe_changes(const sandbox::TreeChanges& changes) {
 std::string hidden_stores_hint(const LaunchPlan& plan, int exit_status) {
   if (exit_status == 0 || plan.facts.tokens.home.empty()) return "";
   std::vector<std::string> names;
-  for (const auto& rule : sandbox::build_rules(plan.policy, plan.facts)) {
+  for (const auto& rule : plan.resolved.rules) {
     if (rule.source != sandbox::RuleSource::credential ||
         !sandbox::is_within(rule.path, plan.facts.tokens.home)) {
       continue;

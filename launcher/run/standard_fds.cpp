@@ -9,7 +9,6 @@
 
 #include "base/system_error.hpp"
 #include "launcher/sandbox/refusal.hpp"
-#include "launcher/sandbox/resolve.hpp"
 
 namespace holdfast::launcher {
 
@@ -37,18 +36,16 @@ std::string link_of(int fd) {
 // reopen through /proc/self/fd gives it nothing more): the path still
 // names this very file, and the policy makes it writable.
 bool writable_inside(const std::string& path, const struct stat& st,
-                     const std::vector<sandbox::Rule>& rules) {
+                     const sandbox::ResolvedPolicy& resolved) {
   if (path.empty() || path.front() != '/' || path.ends_with(" (deleted)")) return false;
   struct stat now {};
   if (::stat(path.c_str(), &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
     return false;
   }
-  return sandbox::resolve(rules, path).access == sandbox::Access::write;
+  return resolved.access_at(path) == sandbox::Access::write;
 }
 
-StandardFd look_at(int number, int fd, const sandbox::Policy& policy,
-                   const sandbox::HostFacts& facts,
-                   std::optional<std::vector<sandbox::Rule>>& rules) {
+StandardFd look_at(int number, int fd, const sandbox::ResolvedPolicy& resolved) {
   StandardFd out;
   out.number = number;
   struct stat st {};
@@ -68,8 +65,7 @@ StandardFd look_at(int number, int fd, const sandbox::Policy& policy,
     out.kind = Kind::harmless;
   } else {
     out.kind = Kind::reopenable;
-    if (!rules) rules = sandbox::build_rules(policy, facts);
-    out.writable_inside = writable_inside(out.path, st, *rules);
+    out.writable_inside = writable_inside(out.path, st, resolved);
   }
   return out;
 }
@@ -119,13 +115,11 @@ StandardFdPlan plan_standard_fds(const std::vector<StandardFd>& fds) {
   return plan;
 }
 
-StandardFdSetup set_up_standard_fds(const int (&given)[3], const sandbox::Policy& policy,
-                                    const sandbox::HostFacts& facts) {
-  std::optional<std::vector<sandbox::Rule>> rules;  // built only when a file needs them
+StandardFdSetup set_up_standard_fds(const int (&given)[3],
+                                    const sandbox::ResolvedPolicy& resolved) {
   std::vector<StandardFd> fds;
-  for (int number = 0; number < 3; ++number) {
-    fds.push_back(look_at(number, given[number], policy, facts, rules));
-  }
+  for (int number = 0; number < 3; ++number)
+    fds.push_back(look_at(number, given[number], resolved));
   const StandardFdPlan plan = plan_standard_fds(fds);
   if (plan.refusal) {
     std::string directory;

@@ -32,8 +32,7 @@
 
 #include "base/fd.hpp"
 #include "launcher/run/supervise.hpp"
-#include "launcher/sandbox/host_facts.hpp"
-#include "launcher/sandbox/policy.hpp"
+#include "launcher/sandbox/resolved_policy.hpp"
 
 namespace holdfast::launcher {
 
@@ -81,10 +80,9 @@ struct StandardFdSetup {
 };
 
 // Looks at `given` (the caller's 0-2, or the library caller's replacements
-// for 1 and 2), judges them against the launch's `policy` on `facts`, and
+// for 1 and 2), judges them against the launch's `resolved` policy, and
 // sets up what the command gets. Throws sandbox::Refused for a directory,
 // base::SystemError when a pipe cannot be made.
-StandardFdSetup set_up_standard_fds(const int (&given)[3], const sandbox::Policy& policy,
-                                    const sandbox::HostFacts& facts);
+StandardFdSetup set_up_standard_fds(const int (&given)[3], const sandbox::ResolvedPolicy& resolved);
 
 }  // namespace holdfast::launcher

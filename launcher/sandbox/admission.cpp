@@ -114,9 +114,10 @@ void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
   }
 }
 
-void check_entries(const Policy& policy, const std::vector<Rule>& rules, const HostFacts& facts,
+void check_entries(const ResolvedPolicy& resolved, const HostFacts& facts,
                    std::vector<Refusal>& out) {
-  for (const auto& rule : rules) {
+  const auto access_at = [&](const std::string& path) { return resolved.access_at(path); };
+  for (const auto& rule : resolved.rules) {
     if (rule.source != RuleSource::entry) continue;
     if (rule.path != "/" && (is_within(rule.path, "/proc") || is_within(rule.path, "/dev"))) {
       out.push_back({"entry-in-fresh-mount", rule.path, rule.entry,
@@ -138,31 +139,29 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
   }
   // Carve-outs (read/deny entries) and protected names, by the path the
   // operator wrote, because that is where the symlinks are.
-  for (const auto& entry : policy.filesystem) {
+  for (const auto& entry : resolved.entries) {
     if (entry.access == Access::write) continue;
-    for (const auto& path : expand_key(entry, facts.tokens)) {
-      const PathFacts& f = facts.at(path);
-      for (const auto& hop : f.symlinks) {
-        if (resolve(rules, hop.parent).access == Access::write) {
-          out.push_back({"carve-out-through-writable-symlink", path, entry.written,
-                         "the path goes through the symlink " + hop.link +
-                             ", which lies in a writable directory and could be retargeted from "
-                             "inside the sandbox",
-                         "write the entry with the symlink's target (" + f.canonical +
-                             "), or make " + hop.parent + " read-only"});
-          break;
-        }
-      }
-      if (!f.exists() && resolve(rules, f.existing_ancestor).access == Access::write) {
-        out.push_back({"missing-carve-out-under-writable", f.canonical, entry.written,
-                       "the path does not exist and its parent " + f.existing_ancestor +
-                           " is writable: the sandboxed command could create it, and bubblewrap "
-                           "can only mask paths that exist",
-                       "create it first (mkdir or touch), or remove the entry"});
+    const PathFacts& f = entry.facts;
+    for (const auto& hop : f.symlinks) {
+      if (access_at(hop.parent) == Access::write) {
+        out.push_back({"carve-out-through-writable-symlink", entry.path, entry.written,
+                       "the path goes through the symlink " + hop.link +
+                           ", which lies in a writable directory and could be retargeted from "
+                           "inside the sandbox",
+                       "write the entry with the symlink's target (" + f.canonical + "), or make " +
+                           hop.parent + " read-only"});
+        break;
       }
     }
+    if (!f.exists() && access_at(f.existing_ancestor) == Access::write) {
+      out.push_back({"missing-carve-out-under-writable", f.canonical, entry.written,
+                     "the path does not exist and its parent " + f.existing_ancestor +
+                         " is writable: the sandboxed command could create it, and bubblewrap "
+                         "can only mask paths that exist",
+                     "create it first (mkdir or touch), or remove the entry"});
+    }
   }
-  for (const auto& rule : rules) {
+  for (const auto& rule : resolved.rules) {
     if (rule.source != RuleSource::protected_name) continue;
     const auto known = facts.paths.find(rule.path);
     if (known == facts.paths.end() || !known->second.link_target) continue;
@@ -198,7 +197,7 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
   const auto trusted_path = [&](const PathFacts& f, const std::string& what,
                                 const std::string& entry) {
     for (const auto& hop : f.symlinks) {
-      if (resolve(rules, hop.parent).access != Access::write) continue;
+      if (access_at(hop.parent) != Access::write) continue;
       out.push_back({"trusted-path-through-writable-symlink", f.path, entry,
                      what + " goes through the symlink " + hop.link +
                          ", which lies in a writable directory: the command could retarget it "
@@ -211,7 +210,7 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
   for (const auto& dir : facts.operator_dirs) {
     trusted_path(dir, "holdfast's operator settings directory", "");
   }
-  for (const auto& rule : rules) {
+  for (const auto& rule : resolved.rules) {
     if (!protects_repository(rule.source)) continue;
     // A protected name the host facts do not have is missing (no gitdir).
     const auto known = facts.paths.find(
@@ -227,7 +226,7 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
   // created by an empty read-only directory mounted there; bubblewrap can
   // create that mount point, but not a missing directory above it that must
   // also be pinned (it resolves bind sources before mounting anything).
-  for (const auto& rule : rules) {
+  for (const auto& rule : resolved.rules) {
     if (rule.source != RuleSource::operator_dir && rule.source != RuleSource::gitdir &&
         rule.source != RuleSource::state_dir && rule.source != RuleSource::git_config) {
       continue;
@@ -256,7 +255,7 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
              " is writable: the sandboxed command could create it",
          "create it (mkdir -p " + rule.path + ") or make " + f.existing_ancestor + " read-only"});
   }
-  if (resolve(rules, facts.cwd.canonical).access == Access::deny && facts.cwd.exists()) {
+  if (access_at(facts.cwd.canonical) == Access::deny && facts.cwd.exists()) {
     out.push_back({"cwd-denied", facts.cwd.canonical, "",
                    "the policy denies the current directory, so the command could not start there",
                    "add a read or write entry for the workspace (\":workspace\") or cd elsewhere"});
@@ -266,7 +265,7 @@ void check_entries(const Policy& policy, const std::vector<Rule>& rules, const H
 // holdfast's state directory holds the launch records: like the settings
 // directories, nothing inside may write it (build_rules keeps it read-only
 // under a writable root; the symlink checks are in check_entries).
-void check_state_dir(const Policy& policy, const HostFacts& facts, std::vector<Refusal>& out) {
+void check_workspace_apart_from_state_dir(const HostFacts& facts, std::vector<Refusal>& out) {
   if (!facts.state_dir) return;
   const std::string& dir = facts.state_dir->canonical;
   if (overlaps(facts.workspace.canonical, dir)) {
@@ -276,23 +275,28 @@ void check_state_dir(const Policy& policy, const HostFacts& facts, std::vector<R
                    "use a project directory apart from the state directory, or set "
                    "HOLDFAST_STATE_DIR elsewhere"});
   }
-  for (const auto& entry : policy.filesystem) {
+}
+
+void check_state_dir_entries(const ResolvedPolicy& resolved, const HostFacts& facts,
+                             std::vector<Refusal>& out) {
+  if (!facts.state_dir) return;
+  const std::string& dir = facts.state_dir->canonical;
+  for (const auto& entry : resolved.entries) {
     if (entry.access != Access::write) continue;
-    for (const auto& path : expand_key(entry, facts.tokens)) {
-      const std::string& canonical = facts.at(path).canonical;
-      if (!is_within(canonical, dir)) continue;
-      out.push_back({"state-dir-writable", canonical, entry.written,
-                     "holdfast's state directory " + dir +
-                         " (launch records) is never writable inside the sandbox",
-                     "change the entry to read or deny, or remove it"});
-    }
+    const std::string& canonical = entry.facts.canonical;
+    if (!is_within(canonical, dir)) continue;
+    out.push_back({"state-dir-writable", canonical, entry.written,
+                   "holdfast's state directory " + dir +
+                       " (launch records) is never writable inside the sandbox",
+                   "change the entry to read or deny, or remove it"});
   }
 }
 
 // The next launch reads the operator settings files: the command must not
 // be able to write the file that was read, under any of its names.
-void check_settings_files(const std::vector<Rule>& rules, const HostFacts& facts,
+void check_settings_files(const ResolvedPolicy& resolved, const HostFacts& facts,
                           std::vector<Refusal>& out) {
+  const auto& rules = resolved.rules;
   // The devices that writable binds expose.
   std::vector<std::pair<dev_t, std::string>> writable_devices;
   for (const auto& rule : rules) {
@@ -310,7 +314,7 @@ void check_settings_files(const std::vector<Rule>& rules, const HostFacts& facts
            "start the launch again; if this repeats, find what keeps replacing the file"});
       continue;
     }
-    if (resolve(rules, f.canonical).access == Access::write) {
+    if (resolved.access_at(f.canonical) == Access::write) {
       out.push_back({"settings-file-writable-inside", f.path, "",
                      "the settings file " +
                          (f.canonical == f.path ? std::string("is writable inside the sandbox")
@@ -322,7 +326,7 @@ void check_settings_files(const std::vector<Rule>& rules, const HostFacts& facts
       continue;
     }
     for (const auto& hop : f.symlinks) {
-      if (resolve(rules, hop.parent).access != Access::write) continue;
+      if (resolved.access_at(hop.parent) != Access::write) continue;
       out.push_back({"trusted-path-through-writable-symlink", f.path, "",
                      "the settings file goes through the symlink " + hop.link +
                          ", which lies in a writable directory: the command could retarget it "
@@ -364,24 +368,19 @@ void check_protection_scan(const HostFacts& facts, std::vector<Refusal>& out) {
        "each 1,000 directories add about 15-25 ms to every launch, see README)"});
 }
 
-std::vector<Refusal> check_admission(const Policy& policy, const HostFacts& facts) {
-  std::vector<Refusal> out;
+void check_workspace_admission(const HostFacts& facts, std::vector<Refusal>& out) {
   check_workspace(facts, out);
   check_protection_scan(facts, out);
   if (facts.workspace.kind == Kind::directory && facts.workspace.canonical != "/") {
-    // The rules once, for every check that needs them; a policy they
-    // refuse (a control character in a path, ...) is reported as is.
-    std::optional<std::vector<Rule>> rules;
-    try {
-      rules = build_rules(policy, facts);
-    } catch (const Refused& refused) {
-      out.insert(out.end(), refused.refusals().begin(), refused.refusals().end());
-    }
-    if (rules) check_entries(policy, *rules, facts, out);
-    check_state_dir(policy, facts, out);
-    if (rules) check_settings_files(*rules, facts, out);
+    check_workspace_apart_from_state_dir(facts, out);
   }
-  return out;
+}
+
+void check_rule_admission(const ResolvedPolicy& resolved, const HostFacts& facts,
+                          std::vector<Refusal>& out) {
+  check_entries(resolved, facts, out);
+  check_state_dir_entries(resolved, facts, out);
+  check_settings_files(resolved, facts, out);
 }
 
 }  // namespace holdfast::sandbox

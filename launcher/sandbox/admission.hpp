@@ -34,17 +34,26 @@
 // with more than one hard link on the device of a writable path could have
 // one of them inside. A file that is no longer the one the snapshot read is
 // refused too (read again by starting again).
+//
+// resolve_policy (resolved_policy.hpp) runs these checks, the first before
+// the rules are built, the second on them, and keeps the refusals.
 #pragma once
 
 #include <vector>
 
 #include "launcher/sandbox/host_facts.hpp"
-#include "launcher/sandbox/policy.hpp"
 #include "launcher/sandbox/refusal.hpp"
+#include "launcher/sandbox/resolved_policy.hpp"
 
 namespace holdfast::sandbox {
 
-// Pure. Empty when the launch may go ahead.
-std::vector<Refusal> check_admission(const Policy& policy, const HostFacts& facts);
+// The workspace, the walk for protected names, the state directory apart
+// from the workspace: what needs no rules. Pure; appends to `out`.
+void check_workspace_admission(const HostFacts& facts, std::vector<Refusal>& out);
+
+// What the rules of `resolved` (built on `facts`) cannot enforce, or would
+// let the command write for later. Pure; appends to `out`.
+void check_rule_admission(const ResolvedPolicy& resolved, const HostFacts& facts,
+                          std::vector<Refusal>& out);
 
 }  // namespace holdfast::sandbox

@@ -109,7 +109,8 @@ std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts&
 std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts& facts,
                                           const std::vector<std::string>& command,
                                           const BuildOptions& options) {
-  return build_bwrap_args(policy, facts, plan_mounts(policy, facts), command, options);
+  return build_bwrap_args(policy, facts, plan_mounts(resolve_policy(policy, facts), facts), command,
+                          options);
 }
 
 }  // namespace holdfast::sandbox

@@ -51,9 +51,10 @@ struct BuildOptions {
   std::optional<std::map<std::string, int>> bind_fds;
 };
 
-// The argv for `mounts` (plan_mounts(policy, facts)). Throws
-// std::invalid_argument for an empty command, denied files without a
-// descriptor each, or a bind source missing from options.bind_fds.
+// The argv for `mounts` (plan_mounts(resolve_policy(policy, facts),
+// facts)). Throws std::invalid_argument for an empty command, denied files
+// without a descriptor each, or a bind source missing from
+// options.bind_fds.
 std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts& facts,
                                           const MountPlan& mounts,
                                           const std::vector<std::string>& command,

@@ -2,9 +2,7 @@
 
 #include <sstream>
 
-#include "launcher/sandbox/admission.hpp"
 #include "launcher/sandbox/protection_explain.hpp"
-#include "launcher/sandbox/resolve.hpp"
 
 namespace holdfast::sandbox {
 
@@ -54,6 +52,12 @@ std::string describe_limits(const Limits& limits) {
 }
 
 std::string explain(const Policy& policy, const HostFacts* facts) {
+  if (facts == nullptr)
+    return explain_policy(policy) + explain_protection(policy, nullptr, nullptr);
+  return explain(policy, *facts, resolve_policy(policy, *facts));
+}
+
+std::string explain_policy(const Policy& policy) {
   std::ostringstream out;
   out << "policy " << policy_digest(policy) << "\n";
   if (policy.form == PolicyForm::builtin_default) {
@@ -86,17 +90,20 @@ std::string explain(const Policy& policy, const HostFacts* facts) {
     out << "  " << entry.written << ": " << access_name(entry.access) << "  (from "
         << from(entry.origin) << ")\n";
   }
-  if (facts == nullptr) return out.str() + explain_protection(policy, nullptr);
+  return out.str();
+}
 
-  out << "on this host (workspace " << facts->workspace.canonical << ", cwd "
-      << facts->cwd.canonical << "):\n";
-  const auto refusals = check_admission(policy, *facts);
-  if (!refusals.empty()) {
+std::string explain(const Policy& policy, const HostFacts& facts, const ResolvedPolicy& resolved) {
+  std::ostringstream out;
+  out << explain_policy(policy);
+  out << "on this host (workspace " << facts.workspace.canonical << ", cwd " << facts.cwd.canonical
+      << "):\n";
+  if (!resolved.admitted()) {
     out << "the launch is refused:\n";
-    for (const auto& refusal : refusals) out << "  " << refusal.to_string() << "\n";
+    for (const auto& refusal : resolved.refusals) out << "  " << refusal.to_string() << "\n";
     return out.str();
   }
-  for (const auto& rule : build_rules(policy, *facts)) {
+  for (const auto& rule : resolved.rules) {
     out << "  " << rule.path << ": " << access_name(rule.access);
     if (rule.source == RuleSource::private_tmp) {
       out << "  (private /tmp: an empty tmpfs, host content hidden)";
@@ -108,7 +115,7 @@ std::string explain(const Policy& policy, const HostFacts* facts) {
     if (rule.kind == Kind::missing) out << "  [does not exist]";
     out << "\n";
   }
-  return out.str() + explain_protection(policy, facts);
+  return out.str() + explain_protection(policy, &facts, &resolved.rules);
 }
 
 }  // namespace holdfast::sandbox

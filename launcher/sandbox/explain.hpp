@@ -8,10 +8,16 @@
 
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
+#include "launcher/sandbox/resolved_policy.hpp"
 
 namespace holdfast::sandbox {
 
+// With `resolved` from resolve_policy(policy, facts): what a launch planned.
+std::string explain(const Policy& policy, const HostFacts& facts, const ResolvedPolicy& resolved);
+// Without host facts: the policy alone; with them, resolved here.
 std::string explain(const Policy& policy, const HostFacts* facts = nullptr);
+// The policy's own part (no host): its form, every part and its origin.
+std::string explain_policy(const Policy& policy);
 
 // The parts of explain() a view shows on its own: what the command can
 // reach through AF_UNIX sockets under `policy`, and its limits in words.

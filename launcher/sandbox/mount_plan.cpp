@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "launcher/sandbox/admission.hpp"
 #include "launcher/sandbox/mount_point_owners.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
@@ -14,23 +13,6 @@
 namespace holdfast::sandbox {
 
 namespace {
-
-// One rule per path: the tie order decides, and an operator entry is kept
-// over an implicit rule of equal access (for messages).
-std::map<std::string, Rule> collapse(const std::vector<Rule>& rules) {
-  std::map<std::string, Rule> out;
-  for (const auto& rule : rules) {
-    auto [it, inserted] = out.emplace(rule.path, rule);
-    if (inserted) continue;
-    Rule& kept = it->second;
-    if (rule.access > kept.access ||
-        (rule.access == kept.access && rule.source == RuleSource::entry &&
-         kept.source != RuleSource::entry)) {
-      kept = rule;
-    }
-  }
-  return out;
-}
 
 // The rule of the deepest proper ancestor of `path`; nullptr for none.
 const Rule* nearest_ancestor(const std::map<std::string, Rule>& rules, const std::string& path) {
@@ -255,16 +237,14 @@ class Builder {
 
 // Top-level symlinks an empty root needs (/bin -> usr/bin for :minimal):
 // (link text, path).
-std::vector<std::pair<std::string, std::string>> top_level_symlinks(const Policy& policy,
-                                                                    const HostFacts& facts) {
+std::vector<std::pair<std::string, std::string>> top_level_symlinks(
+    const std::vector<ExpandedEntry>& entries) {
   std::vector<std::pair<std::string, std::string>> symlinks;
-  for (const auto& entry : policy.filesystem) {
+  for (const auto& entry : entries) {
     if (entry.access == Access::deny) continue;
-    for (const auto& path : expand_key(entry, facts.tokens)) {
-      const PathFacts& f = facts.at(path);
-      if (f.link_target && f.symlinks.size() == 1 && parent_path(path) == "/") {
-        symlinks.emplace_back(*f.link_target, path);
-      }
+    const PathFacts& f = entry.facts;
+    if (f.link_target && f.symlinks.size() == 1 && parent_path(entry.path) == "/") {
+      symlinks.emplace_back(*f.link_target, entry.path);
     }
   }
   return symlinks;
@@ -301,16 +281,13 @@ std::string describe(const MountOp& op) {
   return "?";
 }
 
-MountPlan plan_mounts(const Policy& policy, const HostFacts& facts) {
-  if (auto refusals = check_admission(policy, facts); !refusals.empty()) {
-    throw Refused(std::move(refusals));
-  }
+MountPlan plan_mounts(const ResolvedPolicy& resolved, const HostFacts& facts) {
+  if (!resolved.admitted()) throw Refused(resolved.refusals);
   MountPlan plan;
-  plan.rules = collapse(build_rules(policy, facts));
-  const auto& rules = plan.rules;
-  Builder builder(rules, policy.limits, plan);
+  plan.rules = resolved.by_path;
+  Builder builder(plan.rules, resolved.limits, plan);
   builder.mounts();
-  builder.finish(top_level_symlinks(policy, facts));
+  builder.finish(top_level_symlinks(resolved.entries));
   std::set<std::string> points;
   for (const auto& op : plan.ops) {
     using K = MountOp::Kind;

@@ -36,6 +36,7 @@
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
 #include "launcher/sandbox/resolve.hpp"
+#include "launcher/sandbox/resolved_policy.hpp"
 
 namespace holdfast::sandbox {
 
@@ -111,9 +112,10 @@ struct MountPlan {
 // One operation in words, for --explain: "read-only bind of /code/.git".
 std::string describe(const MountOp& op);
 
-// The mounts of a launch with `policy` on the host `facts` describe. Pure.
-// Throws Refused with every refusal of check_admission.
-MountPlan plan_mounts(const Policy& policy, const HostFacts& facts);
+// The mounts of a launch with the policy `resolved` on the host `facts`
+// describe. Pure. Throws Refused with the resolved policy's refusals, and
+// for a mount point another local user could move (mount_point_owners.hpp).
+MountPlan plan_mounts(const ResolvedPolicy& resolved, const HostFacts& facts);
 
 // The first mount of `sandbox` (the built sandbox's mount table) at a path
 // the plan does not expect (MountPlan::mount_points), in words; empty when

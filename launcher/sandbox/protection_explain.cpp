@@ -107,14 +107,10 @@ std::string host_text(const HostFacts& facts, const std::vector<Rule>& rules) {
 
 }  // namespace
 
-std::string explain_protection(const Policy& policy, const HostFacts* facts) {
+std::string explain_protection(const Policy& policy, const HostFacts* facts,
+                               const std::vector<Rule>* rules) {
   std::string out = names_text(policy.protected_names) + stores_text(policy.credential_stores);
-  if (facts == nullptr) return out;
-  try {
-    out += host_text(*facts, build_rules(policy, *facts));
-  } catch (const std::exception&) {
-    // The refusal is explained with the rules.
-  }
+  if (facts != nullptr && rules != nullptr) out += host_text(*facts, *rules);
   return out;
 }
 

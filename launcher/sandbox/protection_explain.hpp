@@ -7,10 +7,13 @@
 
 #include "launcher/sandbox/host_facts.hpp"
 #include "launcher/sandbox/policy.hpp"
+#include "launcher/sandbox/resolve.hpp"
 
 namespace holdfast::sandbox {
 
-// Lines ending in "\n". With `facts` (not null), also what this host has.
-std::string explain_protection(const Policy& policy, const HostFacts* facts);
+// Lines ending in "\n". With `facts` and the `rules` built on them (both
+// not null), also what this host has.
+std::string explain_protection(const Policy& policy, const HostFacts* facts,
+                               const std::vector<Rule>* rules);
 
 }  // namespace holdfast::sandbox

@@ -50,6 +50,42 @@ Resolution resolve(const std::vector<Rule>& rules, std::string_view path) {
   return best;
 }
 
+Resolution resolve_by_path(const std::map<std::string, Rule>& rules, std::string_view path) {
+  if (path.empty() || path.front() != '/') return {};  // as is_within: no rule contains it
+  std::string at(path);
+  for (;;) {
+    if (const auto it = rules.find(at); it != rules.end()) return {it->second.access, &it->second};
+    if (at == "/") return {};
+    at = parent_path(at);
+  }
+}
+
+std::vector<ExpandedEntry> expand_entries(const Policy& policy, const HostFacts& facts) {
+  std::vector<ExpandedEntry> out;
+  for (const auto& entry : policy.filesystem) {
+    for (auto& path : expand_key(entry, facts.tokens)) {
+      PathFacts f = facts.at(path);
+      out.push_back({std::move(path), entry.access, entry.written, std::move(f)});
+    }
+  }
+  return out;
+}
+
+std::map<std::string, Rule> collapse(const std::vector<Rule>& rules) {
+  std::map<std::string, Rule> out;
+  for (const auto& rule : rules) {
+    auto [it, inserted] = out.emplace(rule.path, rule);
+    if (inserted) continue;
+    Rule& kept = it->second;
+    if (rule.access > kept.access ||
+        (rule.access == kept.access && rule.source == RuleSource::entry &&
+         kept.source != RuleSource::entry)) {
+      kept = rule;
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // What a path the walk did not see below `root` is taken for: missing.
@@ -109,12 +145,15 @@ void add_credential_rules(const HostFacts& facts, std::vector<Rule>& rules) {
 }  // namespace
 
 std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts) {
+  return build_rules(expand_entries(policy, facts), policy, facts);
+}
+
+std::vector<Rule> build_rules(const std::vector<ExpandedEntry>& entries, const Policy& policy,
+                              const HostFacts& facts) {
   std::vector<Rule> rules;
-  for (const auto& entry : policy.filesystem) {
-    for (const auto& path : expand_key(entry, facts.tokens)) {
-      const PathFacts& f = facts.at(path);
-      rules.push_back(Rule{f.canonical, entry.access, RuleSource::entry, entry.written, f.kind});
-    }
+  for (const auto& entry : entries) {
+    const PathFacts& f = entry.facts;
+    rules.push_back(Rule{f.canonical, entry.access, RuleSource::entry, entry.written, f.kind});
   }
   // Protected names under every writable directory root. An explicit entry
   // at the same path still decides: write beats read in the tie order, and

@@ -11,6 +11,7 @@
 // the differential test compares it with what a real sandbox allows.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,10 +63,33 @@ struct Resolution {
 
 // Longest match wins; ties deny > write > read; unmatched = deny.
 Resolution resolve(const std::vector<Rule>& rules, std::string_view path);
+// The same answer from the collapsed rules (collapse()): the rule of the
+// deepest path at or above `path`, found by walking up, not by a scan.
+Resolution resolve_by_path(const std::map<std::string, Rule>& rules, std::string_view path);
 
-// All rules, explicit then implicit, for this host. Pure. Throws Refused for
-// ":home" without a home; throws std::logic_error when `facts` were gathered
-// for another policy.
+// One operator entry at one path it names (":minimal" names several), with
+// what the host has there.
+struct ExpandedEntry {
+  std::string path;  // as expanded, before symlinks are resolved
+  Access access = Access::deny;
+  std::string written;  // the entry as the operator wrote it
+  PathFacts facts;      // facts.at(path)
+};
+
+// Every entry of `policy` at every path it names, in policy order. Throws
+// Refused for ":home" without a home; std::logic_error when `facts` were
+// gathered for another policy.
+std::vector<ExpandedEntry> expand_entries(const Policy& policy, const HostFacts& facts);
+
+// All rules, explicit (from `entries`) then implicit, for this host. Pure.
+std::vector<Rule> build_rules(const std::vector<ExpandedEntry>& entries, const Policy& policy,
+                              const HostFacts& facts);
+// The same from the policy's entries, expanded here (for tests and benches:
+// a launch expands once, resolve_policy in resolved_policy.hpp).
 std::vector<Rule> build_rules(const Policy& policy, const HostFacts& facts);
+
+// One rule per path: the tie order decides, and an operator entry is kept
+// over an implicit rule of equal access (for messages).
+std::map<std::string, Rule> collapse(const std::vector<Rule>& rules);
 
 }  // namespace holdfast::sandbox

@@ -233,7 +233,7 @@ TEST(BwrapArgs, DeniedFileBecomesAnEmptyUnreadableFile) {
                                                                          "/code",
                                                                          "--",
                                                                          "sh"}}));
-  EXPECT_TRUE(plan_mounts(p, host.facts()).needs_empty_file);
+  EXPECT_TRUE(plan_mounts(resolve_policy(p, host.facts()), host.facts()).needs_empty_file);
   EXPECT_THROW(build_bwrap_args(p, host.facts(), {"sh"}, {}), std::invalid_argument);
 }
 
@@ -558,7 +558,7 @@ TEST(MountPlan, ListsBindsChecksAndTheMountPointsCreatedOnTheHost) {
   auto host = code_host();
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
   using T = MountCheck::Type;
-  const MountPlan plan = plan_mounts(p, host.facts());
+  const MountPlan plan = plan_mounts(resolve_policy(p, host.facts()), host.facts());
   EXPECT_EQ(plan.bind_sources, (std::vector<std::string>{"/", "/code", "/code/.git"}));
   EXPECT_EQ(plan.checks, (std::vector<MountCheck>{{"/", T::bind, true},
                                                   {"/code", T::bind, false},
@@ -576,7 +576,7 @@ TEST(MountPlan, OperationsInBubblewrapsOrder) {
   const Policy p = split({{":root", Access::read}, {":workspace", Access::write}});
   using K = MountOp::Kind;
   const std::string shm = std::to_string(p.limits.tmpfs_mib * 1024 * 1024);
-  EXPECT_EQ(plan_mounts(p, host.facts()).ops,
+  EXPECT_EQ(plan_mounts(resolve_policy(p, host.facts()), host.facts()).ops,
             (std::vector<MountOp>{{K::ro_bind, "/"},
                                   {K::dev, "/dev"},
                                   {K::tmpfs, "/dev/shm", "", shm},
@@ -613,19 +613,49 @@ TEST(MountPlan, TheArgvRendersThePlanItIsGiven) {
   plan.needs_empty_file = true;
   BuildOptions options = testing::options(8, 3);
   options.bind_fds = std::map<std::string, int>{{"/opt", 30}, {"/var/cache", 31}};
-  EXPECT_ARGV(build_bwrap_args(p, host.facts(), plan, {"sh"}, options),
-              cat({head(),
-                   {"--remount-ro", "/srv",      "--perms",     "0700",       "--size",
-                    "4096",         "--tmpfs",   "/srv",        "--symlink",  "usr/lib",
-                    "/srv/link",    "--perms",   "0111",        "--dir",      "/srv/d",
-                    "--chmod",      "0555",      "/srv",        "--perms",    "0000",
-                    "--ro-bind-data", "8",       "/srv/secret", "--ro-bind-fd", "30",
-                    "/opt",         "--bind-fd", "31",          "/var/cache", "--proc",
-                    "/proc2",       "--dev",     "/dev2",       "--chdir",    "/code",
-                    "--seccomp",    "3",         "--",          "sh"}}));
+  EXPECT_ARGV(build_bwrap_args(p, host.facts(), plan, {"sh"}, options), cat({head(),
+                                                                             {"--remount-ro",
+                                                                              "/srv",
+                                                                              "--perms",
+                                                                              "0700",
+                                                                              "--size",
+                                                                              "4096",
+                                                                              "--tmpfs",
+                                                                              "/srv",
+                                                                              "--symlink",
+                                                                              "usr/lib",
+                                                                              "/srv/link",
+                                                                              "--perms",
+                                                                              "0111",
+                                                                              "--dir",
+                                                                              "/srv/d",
+                                                                              "--chmod",
+                                                                              "0555",
+                                                                              "/srv",
+                                                                              "--perms",
+                                                                              "0000",
+                                                                              "--ro-bind-data",
+                                                                              "8",
+                                                                              "/srv/secret",
+                                                                              "--ro-bind-fd",
+                                                                              "30",
+                                                                              "/opt",
+                                                                              "--bind-fd",
+                                                                              "31",
+                                                                              "/var/cache",
+                                                                              "--proc",
+                                                                              "/proc2",
+                                                                              "--dev",
+                                                                              "/dev2",
+                                                                              "--chdir",
+                                                                              "/code",
+                                                                              "--seccomp",
+                                                                              "3",
+                                                                              "--",
+                                                                              "sh"}}));
   FakeHost whole_disk("/", "/");  // workspace-is-root
   whole_disk.dir("/");
-  EXPECT_THROW(plan_mounts(p, whole_disk.facts()), Refused);
+  EXPECT_THROW(plan_mounts(resolve_policy(p, whole_disk.facts()), whole_disk.facts()), Refused);
 }
 
 // Every repository below a writable root is read-only, and the directories
@@ -695,7 +725,7 @@ TEST(BwrapArgs, StateDirectoryUnderAWritableHomeIsReadOnly) {
             "--perms", "0555", "--tmpfs", "/home/u/.local/state/holdfast", "--remount-ro",
             "/home/u/.git", "--remount-ro", "/home/u/.holdfast", "--remount-ro",
             "/home/u/.local/state/holdfast", "--chdir", "/home/u/code", "--", "sh"}}));
-  EXPECT_EQ(plan_mounts(p, host.facts()).created_on_host,
+  EXPECT_EQ(plan_mounts(resolve_policy(p, host.facts()), host.facts()).created_on_host,
             (std::vector<std::string>{"/home/u/.git", "/home/u/.holdfast",
                                       "/home/u/.local/state/holdfast"}));
 }

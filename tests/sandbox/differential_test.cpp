@@ -174,7 +174,7 @@ TEST(Differential, RandomPoliciesMatchResolutionInsideRealBubblewrap) {
     }
     // One empty-file descriptor per denied file: bubblewrap closes each
     // after use (one shared descriptor failed the second denied file).
-    const MountPlan mounts = plan_mounts(policy, facts);
+    const MountPlan mounts = plan_mounts(resolve_policy(policy, facts), facts);
     BuildOptions options = testing::options(std::nullopt);
     for (std::size_t f = 0; f < mounts.empty_files; ++f) {
       options.empty_file_fds.push_back(::open("/dev/null", O_RDONLY));

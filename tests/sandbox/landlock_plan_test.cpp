@@ -23,7 +23,8 @@ FakeHost landlock_code_host() {
 }
 
 Plan plan_for(const sandbox::Policy& policy, FakeHost& host) {
-  return plan_landlock(policy, sandbox::plan_mounts(policy, host.facts()));
+  return plan_landlock(
+      policy, sandbox::plan_mounts(sandbox::resolve_policy(policy, host.facts()), host.facts()));
 }
 
 PathRule beneath(const std::string& path, Rights rights) {
@@ -167,7 +168,8 @@ TEST(LandlockPlan, RulesOnHostPathsArePinnedToTheFilesTheLaunchChecked) {
   const sandbox::HostFacts facts = host.facts();
   std::map<std::string, sandbox::FileId> identities = {
       {"/", {1, 2}}, {"/code", {1, 40}}, {"/code/.git", {1, 41}}, {"/tmp", {1, 9}}};
-  const Plan plan = plan_landlock(policy, sandbox::plan_mounts(policy, facts), &identities);
+  const Plan plan = plan_landlock(
+      policy, sandbox::plan_mounts(sandbox::resolve_policy(policy, facts), facts), &identities);
   std::map<std::string, std::optional<sandbox::FileId>> pinned;
   for (const auto& rule : plan.rules) pinned[rule.path] = rule.id;
   EXPECT_EQ(pinned.at("/code"), (sandbox::FileId{1, 40})) << "the workspace's rule";

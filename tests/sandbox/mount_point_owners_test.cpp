@@ -34,7 +34,7 @@ FakeHost world_writable_host() {
 std::vector<std::string> refused_paths(const Policy& policy, const HostFacts& facts) {
   std::vector<std::string> out;
   try {
-    plan_mounts(policy, facts);
+    plan_mounts(resolve_policy(policy, facts), facts);
   } catch (const Refused& refused) {
     for (const auto& r : refused.refusals()) {
       EXPECT_EQ(r.rule, "mount-point-movable-by-another-user") << r.to_string();

@@ -188,7 +188,7 @@ TEST(Submounts, ABindOfADeniedDirectoryIsDeniedWhereverItShows) {
             (std::vector<Rule>{
                 {"/code/h", Access::read, RuleSource::submount, "ext4", Kind::directory}}));
   // The mounts: /code/h read-only, then its .ssh and the keys masked.
-  const MountPlan plan = plan_mounts(kPolicy, host.facts());
+  const MountPlan plan = plan_mounts(resolve_policy(kPolicy, host.facts()), host.facts());
   const auto at = [&](const std::string& path) {
     std::vector<MountOp::Kind> kinds;
     for (const auto& op : plan.ops) {
@@ -290,7 +290,7 @@ namespace {
 TEST(UnexpectedMount, TheSandboxMayHoldOnlyPlannedMountsAndTheHostMountsItsBindsCarry) {
   FakeHost host = submount_host({{20, 1, makedev(0, 40), "/", "/code/cache", false, "tmpfs", "t"}});
   host.dir("/code/cache");
-  const MountPlan plan = plan_mounts(kPolicy, host.facts());
+  const MountPlan plan = plan_mounts(resolve_policy(kPolicy, host.facts()), host.facts());
   EXPECT_EQ(plan.mount_points, (std::vector<std::string>{"/code", "/code/.git", "/code/.holdfast",
                                                          "/code/cache", "/home", "/home/u/.ssh",
                                                          "/sys", "/sys/kernel/debug", "/tmp"}));

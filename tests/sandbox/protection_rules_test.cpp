@@ -63,7 +63,7 @@ TEST(ProtectedNameRules, AtAWritableRootExistingNamesAreBoundReadOnlyMissingOnes
   // Home names only at the home.
   EXPECT_FALSE(rule_at(rules, "/code/.bashrc"));
 
-  const MountPlan plan = plan_mounts(p, host.facts());
+  const MountPlan plan = plan_mounts(resolve_policy(p, host.facts()), host.facts());
   EXPECT_TRUE(has_op(plan, MountOp::Kind::ro_bind, "/code/.vscode")) << op_text(plan);
   EXPECT_TRUE(has_op(plan, MountOp::Kind::tmpfs, "/code/.claude")) << op_text(plan);
   EXPECT_TRUE(has_op(plan, MountOp::Kind::remount_ro, "/code/.claude")) << op_text(plan);
@@ -202,7 +202,7 @@ TEST(GitConfigRules, TargetsInTheWorkspaceAreReadOnlyMissingOnesGuardedOrRefused
   EXPECT_FALSE(rule_at(rules, "/code/bin/ssh-wrapper"));
   EXPECT_FALSE(rule_at(rules, "/code/keys/id"));
   EXPECT_TRUE(check_admission(p, host.facts()).empty());
-  const MountPlan plan = plan_mounts(p, host.facts());
+  const MountPlan plan = plan_mounts(resolve_policy(p, host.facts()), host.facts());
   EXPECT_TRUE(has_op(plan, MountOp::Kind::ro_bind, "/code/.husky")) << op_text(plan);
   EXPECT_TRUE(has_op(plan, MountOp::Kind::tmpfs, "/code/cfg/extra.inc")) << op_text(plan);
   EXPECT_NE(explain(p, &host.facts())
@@ -238,7 +238,7 @@ TEST(CredentialRules, StoresAreDeniedKeptPathsReopenedWithTheAccessTheyHad) {
   EXPECT_EQ(resolve(rules, "/home/u/.netrc").access, Access::deny);
   EXPECT_EQ(resolve(rules, "/etc/shadow").access, Access::deny);
   EXPECT_EQ(rule_at(rules, "/home/u/.ssh")->entry, "ssh");
-  const MountPlan plan = plan_mounts(p, host.facts());
+  const MountPlan plan = plan_mounts(resolve_policy(p, host.facts()), host.facts());
   EXPECT_TRUE(has_op(plan, MountOp::Kind::tmpfs, "/home/u/.ssh")) << op_text(plan);
   EXPECT_TRUE(has_op(plan, MountOp::Kind::ro_bind, "/home/u/.ssh/known_hosts")) << op_text(plan);
   EXPECT_TRUE(has_op(plan, MountOp::Kind::denied_file, "/home/u/.netrc")) << op_text(plan);

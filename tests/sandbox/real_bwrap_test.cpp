@@ -36,7 +36,7 @@ struct Launch {
     request.tmpdir = "/tmp";
     request.environment = environment;
     const HostFacts facts = gather_host_facts(policy, request);
-    const MountPlan mounts = plan_mounts(policy, facts);
+    const MountPlan mounts = plan_mounts(resolve_policy(policy, facts), facts);
     // One per denied file, kept open until bwrap has exec'd.
     BuildOptions options = testing::options(std::nullopt);
     for (std::size_t i = 0; i < mounts.empty_files; ++i) {
