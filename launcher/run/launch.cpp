@@ -7,6 +7,7 @@
 #include "base/fd.hpp"
 #include "base/system_error.hpp"
 #include "launcher/landlock/host_rules.hpp"
+#include "launcher/run/host_changed.hpp"
 #include "launcher/run/launch_record.hpp"
 #include "launcher/run/mount_check.hpp"
 #include "launcher/run/mount_points.hpp"
@@ -56,38 +57,6 @@ void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchRe
       fd.get(),
       launch_report(result.plan, result.outcome, result.exit_status, result.changes).dump(2) + "\n",
       file);
-}
-
-// The sandbox was not built, or not as checked, while the host changed
-// under the plan: a mount the plan masks or remounts below a bound path
-// went away (a container stopped, an automount expired) and bubblewrap
-// could not find its place, or its unmounting reached the sandbox before
-// the start gate made it private; or a file the plan binds was removed or
-// replaced (an editor's or a build's own activity) and bubblewrap could not
-// bind it or cover it. That is the neighbours' activity, not a fault of the policy:
-// the launch is planned again.
-bool host_changed_under(const SuperviseOutcome& outcome, bool gate_reached,
-                        const LaunchPlan& plan) {
-  if (outcome.command_status || outcome.timed_out) return false;
-  if (gate_reached && !outcome.gate_refused) return false;  // built as checked: later
-  try {
-    if (sandbox::parse_mountinfo(sandbox::read_mountinfo("self")) != plan.facts.mounts) {
-      return true;
-    }
-  } catch (const std::exception&) {
-    return false;
-  }
-  // A refusal at the gate stays one (the gate is for paths moved on the
-  // way); bubblewrap failing before it is looked at here.
-  if (gate_reached) return false;
-  // Every path the plan looked at: bind sources, and the files its masks
-  // cover (bubblewrap cannot make a mask's mount point on a read-only path).
-  for (const auto& [path, expected] : plan.facts.identities) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) return true;
-    if (st.st_dev != expected.device || st.st_ino != expected.inode) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -246,7 +215,7 @@ LaunchResult launch(const LaunchOptions& options) {
     result.memory_kills = group ? group->memory_kills() : 0;
     group.reset();
     const bool arrived = mount_arrived && result.outcome.gate_refused;
-    plan_again = arrived || host_changed_under(result.outcome, gate_reached, plan);
+    plan_again = arrived || host_changed_under(result.outcome, gate_reached, plan.facts);
     // (A mount that arrived is what the start gate is for: no word.)
     if (plan_again && !arrived && result.attempts < kLaunchAttempts) {
       rebuilt_notices.push_back("the host changed under the plan while the sandbox was built (" +
