@@ -116,7 +116,6 @@ void check_workspace(const HostFacts& facts, std::vector<Refusal>& out) {
 
 void check_entries(const ResolvedPolicy& resolved, const HostFacts& facts,
                    std::vector<Refusal>& out) {
-  const auto access_at = [&](const std::string& path) { return resolved.access_at(path); };
   for (const auto& rule : resolved.rules) {
     if (rule.source != RuleSource::entry) continue;
     if (rule.path != "/" && (is_within(rule.path, "/proc") || is_within(rule.path, "/dev"))) {
@@ -143,7 +142,7 @@ void check_entries(const ResolvedPolicy& resolved, const HostFacts& facts,
     if (entry.access == Access::write) continue;
     const PathFacts& f = entry.facts;
     for (const auto& hop : f.symlinks) {
-      if (access_at(hop.parent) == Access::write) {
+      if (resolved.access_at(hop.parent) == Access::write) {
         out.push_back({"carve-out-through-writable-symlink", entry.path, entry.written,
                        "the path goes through the symlink " + hop.link +
                            ", which lies in a writable directory and could be retargeted from "
@@ -153,7 +152,7 @@ void check_entries(const ResolvedPolicy& resolved, const HostFacts& facts,
         break;
       }
     }
-    if (!f.exists() && access_at(f.existing_ancestor) == Access::write) {
+    if (!f.exists() && resolved.access_at(f.existing_ancestor) == Access::write) {
       out.push_back({"missing-carve-out-under-writable", f.canonical, entry.written,
                      "the path does not exist and its parent " + f.existing_ancestor +
                          " is writable: the sandboxed command could create it, and bubblewrap "
@@ -197,7 +196,7 @@ void check_entries(const ResolvedPolicy& resolved, const HostFacts& facts,
   const auto trusted_path = [&](const PathFacts& f, const std::string& what,
                                 const std::string& entry) {
     for (const auto& hop : f.symlinks) {
-      if (access_at(hop.parent) != Access::write) continue;
+      if (resolved.access_at(hop.parent) != Access::write) continue;
       out.push_back({"trusted-path-through-writable-symlink", f.path, entry,
                      what + " goes through the symlink " + hop.link +
                          ", which lies in a writable directory: the command could retarget it "
@@ -255,7 +254,7 @@ void check_entries(const ResolvedPolicy& resolved, const HostFacts& facts,
              " is writable: the sandboxed command could create it",
          "create it (mkdir -p " + rule.path + ") or make " + f.existing_ancestor + " read-only"});
   }
-  if (access_at(facts.cwd.canonical) == Access::deny && facts.cwd.exists()) {
+  if (resolved.access_at(facts.cwd.canonical) == Access::deny && facts.cwd.exists()) {
     out.push_back({"cwd-denied", facts.cwd.canonical, "",
                    "the policy denies the current directory, so the command could not start there",
                    "add a read or write entry for the workspace (\":workspace\") or cd elsewhere"});
@@ -368,12 +367,14 @@ void check_protection_scan(const HostFacts& facts, std::vector<Refusal>& out) {
        "each 1,000 directories add about 15-25 ms to every launch, see README)"});
 }
 
+bool workspace_holds_rules(const HostFacts& facts) {
+  return facts.workspace.kind == Kind::directory && facts.workspace.canonical != "/";
+}
+
 void check_workspace_admission(const HostFacts& facts, std::vector<Refusal>& out) {
   check_workspace(facts, out);
   check_protection_scan(facts, out);
-  if (facts.workspace.kind == Kind::directory && facts.workspace.canonical != "/") {
-    check_workspace_apart_from_state_dir(facts, out);
-  }
+  if (workspace_holds_rules(facts)) check_workspace_apart_from_state_dir(facts, out);
 }
 
 void check_rule_admission(const ResolvedPolicy& resolved, const HostFacts& facts,

@@ -47,6 +47,11 @@
 
 namespace holdfast::sandbox {
 
+// Whether the workspace is a directory other than /, the only kind the
+// policy's tokens can build rules on (any other is refused by
+// check_workspace_admission).
+bool workspace_holds_rules(const HostFacts& facts);
+
 // The workspace, the walk for protected names, the state directory apart
 // from the workspace: what needs no rules. Pure; appends to `out`.
 void check_workspace_admission(const HostFacts& facts, std::vector<Refusal>& out);

@@ -8,9 +8,7 @@ ResolvedPolicy resolve_policy(const Policy& policy, const HostFacts& facts) {
   ResolvedPolicy resolved;
   resolved.limits = policy.limits;
   check_workspace_admission(facts, resolved.refusals);
-  // Without a workspace directory (refused just now) the tokens name
-  // nothing to build rules on.
-  if (facts.workspace.kind != Kind::directory || facts.workspace.canonical == "/") return resolved;
+  if (!workspace_holds_rules(facts)) return resolved;  // refused just now
   try {
     resolved.entries = expand_entries(policy, facts);
   } catch (const Refused& refused) {

@@ -50,29 +50,31 @@ TEST(HostChangedUnder, AFileReplacedByRenameWhileTheSandboxWasBuiltPlansAgain) {
   EXPECT_TRUE(host_changed_under(SuperviseOutcome{}, false, facts));
 }
 
-TEST(HostChangedUnder, AFileRemovedPlansAgain) {
-  holdfast::testing::TempDir dir;
-  holdfast::testing::write_file(dir / "bound", "x");
-  const auto facts = facts_seeing(dir / "bound");
-  fs::remove(dir / "bound");
+// A file a launch's plan looked at, in a directory of its own.
+class HostChangedUnderFile : public ::testing::Test {
+ protected:
+  HostChangedUnderFile() { holdfast::testing::write_file(file_, "x"); }
+  holdfast::testing::TempDir dir_;
+  const fs::path file_ = dir_ / "file";
+};
+
+TEST_F(HostChangedUnderFile, AFileRemovedPlansAgain) {
+  const auto facts = facts_seeing(file_);
+  fs::remove(file_);
   EXPECT_TRUE(host_changed_under(SuperviseOutcome{}, false, facts));
 }
 
-TEST(HostChangedUnder, ARefusalWithTheHostUnchangedStaysARefusal) {
-  holdfast::testing::TempDir dir;
-  holdfast::testing::write_file(dir / "file", "x");
-  const auto facts = facts_seeing(dir / "file");
+TEST_F(HostChangedUnderFile, ARefusalWithTheHostUnchangedStaysARefusal) {
+  const auto facts = facts_seeing(file_);
   // Written in place: the same file.
-  holdfast::testing::write_file(dir / "file", "y");
+  holdfast::testing::write_file(file_, "y");
   EXPECT_FALSE(host_changed_under(refused_at_the_gate(), true, facts));
   EXPECT_FALSE(host_changed_under(SuperviseOutcome{}, false, facts));
 }
 
-TEST(HostChangedUnder, ACommandThatRanOrASandboxBuiltAsCheckedIsNeverPlannedAgain) {
-  holdfast::testing::TempDir dir;
-  holdfast::testing::write_file(dir / "file", "x");
-  const auto facts = facts_seeing(dir / "file");
-  fs::remove(dir / "file");
+TEST_F(HostChangedUnderFile, ACommandThatRanOrASandboxBuiltAsCheckedIsNeverPlannedAgain) {
+  const auto facts = facts_seeing(file_);
+  fs::remove(file_);
   SuperviseOutcome ran;
   ran.command_status = 1;
   EXPECT_FALSE(host_changed_under(ran, true, facts));
@@ -83,10 +85,8 @@ TEST(HostChangedUnder, ACommandThatRanOrASandboxBuiltAsCheckedIsNeverPlannedAgai
   EXPECT_FALSE(host_changed_under(SuperviseOutcome{}, true, facts));
 }
 
-TEST(HostChangedUnder, AMountTableThatChangedPlansAgain) {
-  holdfast::testing::TempDir dir;
-  holdfast::testing::write_file(dir / "file", "x");
-  auto facts = facts_seeing(dir / "file");
+TEST_F(HostChangedUnderFile, AMountTableThatChangedPlansAgain) {
+  auto facts = facts_seeing(file_);
   ASSERT_FALSE(facts.mounts.empty());
   facts.mounts.pop_back();  // the plan saw one mount fewer than there is now
   EXPECT_TRUE(host_changed_under(refused_at_the_gate(), true, facts));
