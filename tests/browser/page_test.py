@@ -268,8 +268,10 @@ class PageTest(unittest.TestCase):
                   "the form shows the CLI's save")
         revision = self.service.read_user_file()["$revision"]
         self.wait(lambda: self.loaded_revision() == revision, "the new revision")
-        effective = self.text("effective-table")
-        self.assertIn("tools.executionSandbox.network open user", effective)
+        # The page refreshes the effective table and the form side by side
+        # (page.js: Promise.all), so the form can show the save first.
+        self.wait(lambda: "tools.executionSandbox.network open user" in self.text("effective-table"),
+                  "the effective table shows the CLI's save")
         self.assertTrue(self.js("return window.sameDocument === true"))
 
     # ---- (d) values are text --------------------------------------------------
