@@ -9,12 +9,14 @@ namespace {
 
 scmp_arg_cmp to_libseccomp(const ArgTest& test) {
   switch (test.op) {
+    // Spelled out rather than with SCMP_CMP, whose two-value form leaves
+    // datum_b to the macro's variadic tail (clang warns of the missing field).
     case ArgOp::equal:
-      return SCMP_CMP(test.index, SCMP_CMP_EQ, test.value);
+      return scmp_arg_cmp{test.index, SCMP_CMP_EQ, test.value, 0};
     case ArgOp::not_equal:
-      return SCMP_CMP(test.index, SCMP_CMP_NE, test.value);
+      return scmp_arg_cmp{test.index, SCMP_CMP_NE, test.value, 0};
     case ArgOp::masked_equal:
-      return SCMP_CMP(test.index, SCMP_CMP_MASKED_EQ, test.mask, test.value);
+      return scmp_arg_cmp{test.index, SCMP_CMP_MASKED_EQ, test.mask, test.value};
   }
   throw SeccompError("unknown argument test", EINVAL);
 }
