@@ -9,7 +9,8 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default: 60, all)
 #
-# Targets: settings_text key_path permission_rules shell policy.
+# Targets: settings_text key_path permission_rules shell policy proxy_request
+# socks5 client_hello.
 # Environment: FUZZ_BUILD_DIR (default build-fuzz); FUZZ_WORK_DIR (default
 # FUZZ_BUILD_DIR/work: the grown corpora, kept between runs, and crash
 # inputs); FUZZ_NICE=1 runs the fuzzers under nice; FUZZ_SEED=N and
@@ -23,7 +24,8 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(settings_text key_path permission_rules shell policy)
+  targets=(settings_text key_path permission_rules shell policy proxy_request socks5
+    client_hello)
 fi
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 work=${FUZZ_WORK_DIR:-$build/work}

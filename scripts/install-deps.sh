@@ -9,6 +9,8 @@ packages=(
   # libraries
   libboost-dev nlohmann-json3-dev libcli11-dev
   libseccomp-dev libssl-dev
+  # the network proxy's host names: IDNA (internationalised names to punycode)
+  libidn2-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev hyperfine
   # run time: the sandbox itself, and tools the tests drive it with
