@@ -10,7 +10,7 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default: 60, all)
 #
 # Targets: settings_text key_path permission_rules shell policy proxy_request
-# socks5 client_hello.
+# socks5 client_hello dns_query.
 # Environment: FUZZ_BUILD_DIR (default build-fuzz); FUZZ_WORK_DIR (default
 # FUZZ_BUILD_DIR/work: the grown corpora, kept between runs, and crash
 # inputs); FUZZ_NICE=1 runs the fuzzers under nice; FUZZ_SEED=N and
@@ -25,7 +25,7 @@ shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   targets=(settings_text key_path permission_rules shell policy proxy_request socks5
-    client_hello)
+    client_hello dns_query)
 fi
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 work=${FUZZ_WORK_DIR:-$build/work}

@@ -38,7 +38,8 @@ enum class HostMatch : std::uint8_t {
 };
 
 struct HostRule {
-  std::string text;  // as written, for --explain and the audit log
+  std::string text;    // as written, for --explain and the audit log
+  std::string origin;  // the scope that wrote it (parse_network_rules), if known
   HostMatch match = HostMatch::exact;
   std::string name;                // lower-case ASCII, no trailing dot (empty for address)
   std::optional<Address> address;  // for HostMatch::address

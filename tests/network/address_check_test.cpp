@@ -8,6 +8,8 @@
 #include <vector>
 
 namespace holdfast::network {
+// Helpers and tests in a named namespace: a unity build compiles this
+// file in one unit with the suite's other files.
 namespace address_check_test {
 
 Address ip(std::string_view text) {
@@ -19,11 +21,6 @@ Address ip(std::string_view text) {
 std::optional<std::string> refuse(std::string_view text, bool private_allowed = false) {
   return refuse_address(ip(text), AddressPolicy{private_allowed, {}});
 }
-
-}  // namespace address_check_test
-
-using address_check_test::ip;
-using address_check_test::refuse;
 
 TEST(AddressCheck, LiteralsAreStrict) {
   EXPECT_TRUE(parse_ip_literal("203.0.113.7"));
@@ -125,4 +122,5 @@ TEST(AddressCheck, TheHostsOwnAddressesAreRefusedInAnySpelling) {
   EXPECT_EQ(refuse_address(ip("93.184.215.15"), policy), std::nullopt);
 }
 
+}  // namespace address_check_test
 }  // namespace holdfast::network

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/network/hex_bytes.hpp"
+
 namespace holdfast::network {
 // Helpers and tests both in a named namespace: a unity build compiles this
 // file in one unit with the suite's other files, which have helpers of the
@@ -58,17 +60,8 @@ const char kOpensslHex[] =
     "02002b0009080304030303020301002d00020101003300260024001d00207124"
     "117c557d3b98dd6ac489d30cca4ac948b6875f868b6bcf716ccf29e9ab42";
 
-std::string from_hex(std::string_view hex) {
-  const auto digit = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-  std::string bytes;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-    bytes += static_cast<char>(digit(hex[i]) * 16 + digit(hex[i + 1]));
-  }
-  return bytes;
-}
-
-const std::string kCurl = from_hex(kCurlHex);
-const std::string kOpenssl = from_hex(kOpensslHex);
+const std::string kCurl = testing::bytes_from_hex(kCurlHex);
+const std::string kOpenssl = testing::bytes_from_hex(kOpensslHex);
 
 std::string u8(std::size_t value) { return std::string(1, static_cast<char>(value)); }
 std::string u16(std::size_t value) { return u8(value >> 8) + u8(value & 0xff); }

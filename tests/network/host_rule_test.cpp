@@ -7,6 +7,8 @@
 #include <vector>
 
 namespace holdfast::network {
+// Helpers and tests in a named namespace: a unity build compiles this
+// file in one unit with the suite's other files.
 namespace host_rule_test {
 
 HostRule allow(std::string_view entry) { return parse_host_rule(entry, RuleList::allow); }
@@ -21,12 +23,6 @@ std::string refusal(std::string_view entry) {
     return e.what();
   }
 }
-
-}  // namespace host_rule_test
-
-using host_rule_test::allow;
-using host_rule_test::deny;
-using host_rule_test::refusal;
 
 TEST(HostRule, AnExactNameCoversItselfOnPort443Only) {
   const HostRule rule = allow("github.com");
@@ -185,4 +181,5 @@ TEST(HostRule, AddressDecisionsReadOnlyAddressEntries) {
             HostVerdict::not_listed);
 }
 
+}  // namespace host_rule_test
 }  // namespace holdfast::network

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/network/hex_bytes.hpp"
+
 namespace holdfast::network {
 // Helpers and tests both in a named namespace: a unity build compiles this
 // file in one unit with the suite's other files, which have helpers of the
@@ -82,16 +84,6 @@ void expect_need_more_until_the_end(std::string_view bytes, Parse parse) {
   EXPECT_EQ(whole.consumed, bytes.size());
 }
 
-std::string hex(std::string_view bytes) {
-  std::string text;
-  for (const char c : bytes) {
-    constexpr char kDigits[] = "0123456789abcdef";
-    text += kDigits[static_cast<unsigned char>(c) >> 4];
-    text += kDigits[static_cast<unsigned char>(c) & 0xf];
-  }
-  return text;
-}
-
 TEST(Socks5, CurlsGreetingOffersNoAuthentication) {
   const Socks5Greeting greeting = parse_socks5_greeting(kCurlGreeting);
   ASSERT_EQ(greeting.status, Socks5Status::done) << greeting.reason;
@@ -137,8 +129,8 @@ TEST(Socks5, AGreetingIsVersion5WithAtLeastOneMethod) {
 }
 
 TEST(Socks5, TheMethodReplyAcceptsNoAuthenticationOrNothing) {
-  EXPECT_EQ(hex(socks5_method_reply(true)), "0500");
-  EXPECT_EQ(hex(socks5_method_reply(false)), "05ff");
+  EXPECT_EQ(testing::hex_of(socks5_method_reply(true)), "0500");
+  EXPECT_EQ(testing::hex_of(socks5_method_reply(false)), "05ff");
 }
 
 TEST(Socks5, AnIpv4RequestGivesTheAddressBytes) {
@@ -262,14 +254,16 @@ TEST(Socks5, BytesAfterTheRequestAreNotPartOfIt) {
 }
 
 TEST(Socks5, RequestRepliesCarryTheCodeAndTheBoundAddress) {
-  EXPECT_EQ(hex(socks5_request_reply(Socks5Reply::not_allowed)), "05020001000000000000");
-  EXPECT_EQ(hex(socks5_request_reply(Socks5Reply::command_not_supported)), "05070001000000000000");
-  EXPECT_EQ(
-      hex(socks5_request_reply(Socks5Reply::succeeded, *parse_ip_literal("10.0.2.15"), 40000)),
-      "050000010a00020f9c40");
-  EXPECT_EQ(
-      hex(socks5_request_reply(Socks5Reply::succeeded, *parse_ip_literal("2001:db8::2"), 443)),
-      "0500000420010db800000000000000000000000201bb");
+  EXPECT_EQ(testing::hex_of(socks5_request_reply(Socks5Reply::not_allowed)),
+            "05020001000000000000");
+  EXPECT_EQ(testing::hex_of(socks5_request_reply(Socks5Reply::command_not_supported)),
+            "05070001000000000000");
+  EXPECT_EQ(testing::hex_of(socks5_request_reply(Socks5Reply::succeeded,
+                                                 *parse_ip_literal("10.0.2.15"), 40000)),
+            "050000010a00020f9c40");
+  EXPECT_EQ(testing::hex_of(socks5_request_reply(Socks5Reply::succeeded,
+                                                 *parse_ip_literal("2001:db8::2"), 443)),
+            "0500000420010db800000000000000000000000201bb");
 }
 
 TEST(Socks5, AVerdictOnAPrefixIsTheVerdictOnTheWhole) {
