@@ -16,11 +16,14 @@
 # own work is its distance from floor-spawn.
 #
 #   bench/compare-launch.sh [ROUNDS]          (default 300; build first)
+#   GAP_MS=500 bench/compare-launch.sh 100    each run after a quiet 500 ms,
+#                                             as an agent's launches come
+#   HOLDFAST=OTHER/holdfast ...               another build's holdfast
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-300}
 build=${BUILD_DIR:-build}
-holdfast=$PWD/$build/cli/holdfast
+holdfast=${HOLDFAST:-$PWD/$build/cli/holdfast}
 compare=$PWD/$build/bench/launch_compare
 floor=$PWD/$build/bench/launch_floor
 once=$PWD/$build/bench/launch_once
@@ -43,7 +46,7 @@ for i in "${!argv[@]}"; do
   fi
 done
 
-"$compare" --rounds "$rounds" --baseline bwrap --json "$work/../holdfast-compare.json" \
+"$compare" --rounds "$rounds" --gap "${GAP_MS:-0}" --baseline bwrap --json "$work/../holdfast-compare.json" \
   --name holdfast -- "$holdfast" run -- /bin/true \; \
   --name bwrap --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "${argv[@]}" \; \
   --name floor-exec --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "$floor" exec "${argv[@]}" \; \

@@ -7,6 +7,11 @@
 //                  --name bwrap --fd3 filter.bpf -- /usr/bin/bwrap ... \;
 //                  --name true -- /bin/true \;
 //
+// --gap MS waits MS milliseconds before each run (not timed): launches
+// that follow a quiet moment, as an agent's do, instead of back to back;
+// the kernel's cost of some steps depends on it (a cgroup join on v1 took
+// an RCU grace period after a quiet moment; see launcher/run/cgroup.hpp).
+//
 // Each command is "--name NAME [--fd3 FILE] [--fd N FILE]... -- ARGV... ;"
 // (a lone ";" ends it). --fd3 opens FILE on descriptor 3 for that command
 // (the seccomp program for bare bwrap), --fd N on descriptor N (the empty
@@ -24,6 +29,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -70,7 +76,8 @@ double run_once(const Command& command) {
 
 [[noreturn]] void usage() {
   std::fprintf(stderr,
-               "usage: launch_compare [--rounds N] [--warmup N] [--baseline NAME] [--json FILE]\n"
+               "usage: launch_compare [--rounds N] [--warmup N] [--gap MS] [--baseline NAME]\n"
+               "         [--json FILE]\n"
                "         --name NAME [--fd3 FILE] [--fd N FILE]... -- ARGV... ';' ...\n");
   std::exit(2);
 }
@@ -80,6 +87,7 @@ double run_once(const Command& command) {
 int main(int argc, char** argv) {
   int rounds = 100;
   int warmup = 5;
+  std::chrono::milliseconds gap{0};
   std::string baseline;
   std::string json_file;
   std::vector<Command> commands;
@@ -89,6 +97,8 @@ int main(int argc, char** argv) {
       rounds = std::atoi(argv[++i]);
     } else if (arg == "--warmup" && i + 1 < argc) {
       warmup = std::atoi(argv[++i]);
+    } else if (arg == "--gap" && i + 1 < argc) {
+      gap = std::chrono::milliseconds(std::atoi(argv[++i]));
     } else if (arg == "--baseline" && i + 1 < argc) {
       baseline = argv[++i];
     } else if (arg == "--json" && i + 1 < argc) {
@@ -129,6 +139,7 @@ int main(int argc, char** argv) {
     // Rotate the order each round so no command always runs first.
     for (std::size_t k = 0; k < commands.size(); ++k) {
       Command& c = commands[(k + static_cast<std::size_t>(r)) % commands.size()];
+      std::this_thread::sleep_for(gap);
       const double ms = run_once(c);
       if (ms < 0) {
         std::fprintf(stderr, "launch_compare: %s failed in round %d\n", c.name.c_str(), r);
@@ -140,8 +151,10 @@ int main(int argc, char** argv) {
 
   std::printf("%-12s %12s %12s %14s\n", "command", "median ms", "p90 ms",
               ("ratio to " + baseline).c_str());
-  nlohmann::json out = {
-      {"rounds", rounds}, {"baseline", baseline}, {"commands", nlohmann::json::array()}};
+  nlohmann::json out = {{"rounds", rounds},
+                        {"gap_ms", gap.count()},
+                        {"baseline", baseline},
+                        {"commands", nlohmann::json::array()}};
   for (const auto& c : commands) {
     std::vector<double> ratios;
     for (std::size_t r = 0; r < c.samples_ms.size(); ++r) {

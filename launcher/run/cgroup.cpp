@@ -324,10 +324,13 @@ LaunchGroup::LaunchGroup(const Placement& placement, const Bounds& bounds) {
         if (!fd.valid()) base::throw_errno("cannot open", file);
         base::write_all(fd.get(), write.value, file);
       }
-      const fs::path procs = dir / "cgroup.procs";
-      base::UniqueFd fd(::open(procs.c_str(), O_WRONLY | O_CLOEXEC));
-      if (!fd.valid()) base::throw_errno("cannot open", procs);
-      procs_.push_back(std::move(fd));
+      // v1: `tasks`, which moves the writing thread without the global
+      // lock a cgroup.procs write takes (see cgroup.hpp); v2 has no such
+      // file outside threaded cgroups.
+      const fs::path join = dir / (*placement.version == Version::v1 ? "tasks" : "cgroup.procs");
+      base::UniqueFd fd(::open(join.c_str(), O_WRONLY | O_CLOEXEC));
+      if (!fd.valid()) base::throw_errno("cannot open", join);
+      join_.push_back(std::move(fd));
     }
   } catch (...) {
     for (auto it = directories_.rbegin(); it != directories_.rend(); ++it) ::rmdir(it->c_str());
@@ -336,7 +339,7 @@ LaunchGroup::LaunchGroup(const Placement& placement, const Bounds& bounds) {
 }
 
 LaunchGroup::~LaunchGroup() {
-  procs_.clear();
+  join_.clear();
   if (!directories_.empty()) wait_until_empty(directories_.front(), kLeavingTime);
   // Fails with EBUSY when processes outlived the wait; a later launch
   // sweeps it then.
@@ -367,9 +370,9 @@ std::string memory_bound_reached(std::uint64_t kills, const Bounds& bounds) {
          " of its processes (raise limits.memoryMiB if the command needs more)";
 }
 
-std::vector<int> LaunchGroup::procs_fds() const {
+std::vector<int> LaunchGroup::join_fds() const {
   std::vector<int> out;
-  for (const auto& fd : procs_) out.push_back(fd.get());
+  for (const auto& fd : join_) out.push_back(fd.get());
   return out;
 }
 

@@ -18,9 +18,17 @@
 // Nesting under the caller's own place keeps every limit above it (a
 // container's, a service's) in force. The cgroup is named
 // holdfast.launch-PID-N, joined by bubblewrap's process itself between
-// clone and exec (write "0" to cgroup.procs: the writer moves), so every
-// process of the sandbox starts inside it; it is removed when the launch
-// ends, or by a later launch when processes were still leaving.
+// clone and exec (it writes "0": the writer moves), so every process of the
+// sandbox starts inside it; it is removed when the launch ends, or by a
+// later launch when processes were still leaving.
+//
+// On v1 the join writes the `tasks` file, not cgroup.procs. Both move the
+// writer, which is one thread there (a process just cloned), but a write
+// to cgroup.procs takes the kernel's global threadgroup lock for writing,
+// and taking it after a quiet moment waits out an RCU grace period: 5 to
+// 20 ms here for each launch that follows another by half a second or
+// more, against 0.04 ms for `tasks`, which the kernel lets move the
+// writing thread without that lock (bench/launch-with-gaps.sh).
 #pragma once
 
 #include <sys/types.h>
@@ -111,8 +119,9 @@ class LaunchGroup {
   LaunchGroup(const LaunchGroup&) = delete;
   LaunchGroup& operator=(const LaunchGroup&) = delete;
 
-  // Open for writing: a process that writes "0" to each joins the cgroup.
-  std::vector<int> procs_fds() const;
+  // Open for writing: a single-threaded process that writes "0" to each
+  // joins the cgroup (v1: `tasks`; v2: cgroup.procs).
+  std::vector<int> join_fds() const;
   const std::vector<std::filesystem::path>& directories() const { return directories_; }
   // How many of its processes the kernel ended because the cgroup reached
   // its memory bound (oom_kill in memory.events, v2, or memory.oom_control,
@@ -122,7 +131,7 @@ class LaunchGroup {
  private:
   std::vector<std::filesystem::path> directories_;
   std::filesystem::path memory_events_;  // the file that counts oom_kill
-  std::vector<base::UniqueFd> procs_;
+  std::vector<base::UniqueFd> join_;
 };
 
 // "the sandbox reached its memory bound (N MiB): the kernel ended K of its

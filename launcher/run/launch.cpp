@@ -207,7 +207,7 @@ LaunchResult launch(const LaunchOptions& options) {
     if (plan.cgroup_placement.version) {
       const auto making = std::chrono::steady_clock::now();
       group.emplace(plan.cgroup_placement, plan.bounds);
-      supervise_request.cgroup_procs_fds = group->procs_fds();
+      supervise_request.cgroup_join_fds = group->join_fds();
       plan.timings.cgroup = std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::steady_clock::now() - making);
     }

@@ -90,7 +90,7 @@ struct ExecRequest {
   const std::vector<char*>* envp;
   const std::vector<int>* keep;
   const std::vector<ResourceLimit>* limits;
-  const std::vector<int>* cgroup_procs;
+  const std::vector<int>* cgroup_join;
   sigset_t mask;
   pid_t parent;
   int stdin_fd;  // -1: ours
@@ -128,7 +128,7 @@ int exec_bwrap(void* raw) {
   }
   // Into the launch's cgroup before anything of the sandbox exists: writing
   // "0" moves the writer (and bwrap's children are born inside).
-  for (int fd : *request.cgroup_procs) {
+  for (int fd : *request.cgroup_join) {
     if (::write(fd, "0", 1) != 1) {
       static constexpr char kMessage[] = "holdfast: cannot join the launch's cgroup\n";
       return child_failure(kMessage, sizeof kMessage - 1);
@@ -362,7 +362,7 @@ SuperviseOutcome supervise(SuperviseRequest request) {
                            &envp,
                            &keep,
                            &limits,
-                           &request.cgroup_procs_fds,
+                           &request.cgroup_join_fds,
                            signals.previous(),
                            ::getpid(),
                            request.stdin_fd,

@@ -79,10 +79,10 @@ struct SuperviseRequest {
   // inside, and /proc/1/environ shows what bwrap was started with.
   std::vector<std::string> environment;
   std::vector<ResourceLimit> limits;
-  // cgroup.procs files of the launch's cgroup (cgroup.hpp), open for
-  // writing: bwrap's process joins each before it execs, so the whole
-  // sandbox is born inside. Not inherited.
-  std::vector<int> cgroup_procs_fds;
+  // The launch's cgroup's join files (cgroup.hpp), open for writing:
+  // bwrap's process, single-threaded, joins each before it execs, so the
+  // whole sandbox is born inside. Not inherited.
+  std::vector<int> cgroup_join_fds;
   // File descriptors bwrap must inherit (seccomp program, --ro-bind-data
   // sources); they keep their numbers. Every other descriptor is closed.
   std::vector<int> inherited_fds;

@@ -385,6 +385,8 @@ TEST_P(CgroupBoundsTest, TheSandboxCannotLeaveItsCgroup) {
   std::vector<std::string> checks;
   for (const auto& parent : launch_parents()) {
     checks.push_back("write:" + (parent / "cgroup.procs").string());
+    // v1's per-thread file, which the launch itself joins through.
+    if (fs::exists(parent / "tasks")) checks.push_back("write:" + (parent / "tasks").string());
   }
   std::vector<std::string> command = {probe_.string()};
   command.insert(command.end(), checks.begin(), checks.end());
