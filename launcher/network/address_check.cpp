@@ -184,14 +184,17 @@ AddressKind classify(const Address& address) {
   return classify_ipv6(address);
 }
 
+bool same_host_address(const Address& a, const Address& b) {
+  return embedded_ipv4(a).value_or(a) == embedded_ipv4(b).value_or(b);
+}
+
 std::optional<std::string> refuse_address(const Address& address, const AddressPolicy& policy) {
   const AddressKind kind = classify(address);
   const bool allowed_kind =
       kind == AddressKind::global || (kind == AddressKind::private_use && policy.private_allowed);
   if (!allowed_kind) return to_string(address) + " is " + std::string(describe(kind));
-  const std::optional<Address> inner = embedded_ipv4(address);
   for (const Address& own : policy.host_addresses) {
-    if (own == address || (inner && own == *inner)) {
+    if (same_host_address(own, address)) {
       return to_string(address) + " is one of this host's own addresses";
     }
   }

@@ -63,6 +63,11 @@ AddressKind classify(const Address& address);
 // The IPv4 address an IPv6 form carries (see classify), if any.
 std::optional<Address> embedded_ipv4(const Address& address);
 
+// Whether A and B are the same host, also when one of them is spelled as
+// an IPv6 form that carries the other (::ffff:203.0.113.7 is 203.0.113.7):
+// a check against an address must not be passed by another spelling.
+bool same_host_address(const Address& a, const Address& b);
+
 struct AddressPolicy {
   // An allow-list entry that says so lets its names reach private ranges.
   bool private_allowed = false;

@@ -129,13 +129,9 @@ bool read_server_name(Stream& s, std::size_t size, ClientHello& out) {
   if (length < left) return fail(s, "more than one server name");
   std::string name;
   if (!read(s, length, &name)) return false;
-  // Only ASCII: a name on the wire is in punycode already, and the server
-  // must read the name the allow-list judged.
-  if (std::any_of(name.begin(), name.end(), [](char c) { return (c & 0x80) != 0; })) {
-    return fail(s, "a server name that is not ASCII");
-  }
+  if (!is_ascii(name)) return fail(s, "a server name that is not ASCII");
   if (parse_ip_literal(name)) return fail(s, "an IP address as the server name");
-  out.server_name = normalize_host_name(name);
+  out.server_name = normalize_wire_host_name(name);
   if (!out.server_name) return fail(s, "a server name that is not a hostname");
   return true;
 }

@@ -115,8 +115,7 @@ AddressChoice choose_address(std::span<const Address> resolved, const HostRule& 
   for (const Address& address : resolved) {
     // An ip: entry names its own address, which says as much as "private:".
     const bool named = rule.match == HostMatch::address && rule.address &&
-                       embedded_ipv4(*rule.address).value_or(*rule.address) ==
-                           embedded_ipv4(address).value_or(address);
+                       same_host_address(*rule.address, address);
     const AddressPolicy policy{rule.private_allowed || named, host_addresses};
     const std::optional<std::string> why = refuse_address(address, policy);
     if (!why) {

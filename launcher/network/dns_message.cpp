@@ -54,23 +54,19 @@ DnsQuery refused(DnsQuery query, DnsRcode rcode, std::string_view reason) {
 
 // The QNAME's labels joined as the allow-list compares them, or nothing
 // when they are no hostname. A '.' inside a label would read as two
-// labels once joined ("a.b" in one label is not the name a.b), and a byte
-// above 0x7f has no place in a name on the wire (it is in punycode there):
-// both are refused before normalize_host_name, which would take the
-// second for a Unicode name.
+// labels once joined ("a.b" in one label is not the name a.b); a byte
+// above 0x7f has no place in a name on the wire (normalize_wire_host_name).
 std::optional<std::string> host_name(std::string_view labels) {
   std::string text;
   std::size_t at = 0;
   while (at < labels.size()) {
     const std::string_view label = labels.substr(at + 1, byte_at(labels, at));
-    if (std::any_of(label.begin(), label.end(), [](char c) { return c == '.' || (c & 0x80); })) {
-      return std::nullopt;
-    }
+    if (label.find('.') != std::string_view::npos) return std::nullopt;
     if (!text.empty()) text += '.';
     text += label;
     at += 1 + label.size();
   }
-  return normalize_host_name(text);
+  return normalize_wire_host_name(text);
 }
 
 // Each part is judged in wire order; the first fault decides. Faults of

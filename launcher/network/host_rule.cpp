@@ -47,7 +47,7 @@ NameOrReason normalize(std::string_view host) {
   if (host.ends_with('.')) host.remove_suffix(1);
   if (host.empty()) return no_name("empty");
   std::string name;
-  if (std::any_of(host.begin(), host.end(), [](char c) { return (c & 0x80) != 0; })) {
+  if (!is_ascii(host)) {
     NameOrReason ascii = to_ascii(host);
     if (!ascii.reason.empty()) return ascii;
     name = std::move(ascii.name);
@@ -128,6 +128,15 @@ std::optional<std::string> normalize_host_name(std::string_view host) {
   return std::move(result.name);
 }
 
+bool is_ascii(std::string_view text) {
+  return std::none_of(text.begin(), text.end(), [](char c) { return (c & 0x80) != 0; });
+}
+
+std::optional<std::string> normalize_wire_host_name(std::string_view host) {
+  if (!is_ascii(host)) return std::nullopt;
+  return normalize_host_name(host);
+}
+
 HostRule parse_host_rule(std::string_view entry, RuleList list) {
   const auto fail = [&](std::string_view why) {
     return InvalidHostRule("\"" + std::string(entry) + "\": " + std::string(why));
@@ -196,10 +205,7 @@ bool rule_matches_address(const HostRule& rule, const Address& address, std::uin
   if (rule.match != HostMatch::address || !rule.address || (rule.port && *rule.port != port)) {
     return false;
   }
-  // The same host in an IPv6 form that carries it (::ffff:203.0.113.7):
-  // a deny must not be passed by spelling the address another way.
-  const auto inner = [](const Address& a) { return embedded_ipv4(a).value_or(a); };
-  return inner(*rule.address) == inner(address);
+  return same_host_address(*rule.address, address);
 }
 
 namespace {

@@ -65,6 +65,13 @@ HostRule parse_host_rule(std::string_view entry, RuleList list);
 // has): such a host matches no entry.
 std::optional<std::string> normalize_host_name(std::string_view host);
 
+// A name as a client sends it on the wire (CONNECT, SOCKS5, SNI, DNS):
+// already in its ASCII form, so a byte outside ASCII makes it no name
+// rather than one IDNA would map (the server must read the very name the
+// allow-list judged). Otherwise as normalize_host_name.
+std::optional<std::string> normalize_wire_host_name(std::string_view host);
+bool is_ascii(std::string_view text);
+
 // Whether RULE covers a connection to the normalized name HOST on PORT.
 bool rule_matches_name(const HostRule& rule, std::string_view host, std::uint16_t port);
 // Whether RULE covers a connection to ADDRESS (an ip: entry) on PORT.

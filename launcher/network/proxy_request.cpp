@@ -84,10 +84,7 @@ bool parse_authority(std::string_view text, Authority& out, std::string& why) {
   if (out.address) {
     out.host = to_string(*out.address);
   } else {
-    // Only ASCII: a name on the wire is in its punycode form already, and
-    // the server must read the same name the allow-list judged.
-    const bool ascii = std::none_of(host.begin(), host.end(), [](char c) { return c & 0x80; });
-    std::optional<std::string> name = ascii ? normalize_host_name(host) : std::nullopt;
+    std::optional<std::string> name = normalize_wire_host_name(host);
     if (!name) return fail(why, kNotHost);
     out.host = std::move(*name);
   }

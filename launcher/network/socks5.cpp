@@ -34,12 +34,11 @@ Socks5Request refused(Socks5Reply reply, std::string reason) {
 // wire is in punycode already), an empty label, a numeric spelling a
 // resolver would read as some other address ("2130706433").
 bool read_domain_name(std::string_view name, Socks5Destination& out) {
-  if (std::any_of(name.begin(), name.end(), [](char c) { return (c & 0x80) != 0; })) return false;
   if ((out.address = parse_ip_literal(name))) {
     out.host = to_string(*out.address);
     return true;
   }
-  std::optional<std::string> normalized = normalize_host_name(name);
+  std::optional<std::string> normalized = normalize_wire_host_name(name);
   if (!normalized) return false;
   out.host = std::move(*normalized);
   return true;
