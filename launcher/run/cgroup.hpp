@@ -26,9 +26,10 @@
 // writer, which is one thread there (a process just cloned), but a write
 // to cgroup.procs takes the kernel's global threadgroup lock for writing,
 // and taking it after a quiet moment waits out an RCU grace period: 5 to
-// 20 ms here for each launch that follows another by half a second or
-// more, against 0.04 ms for `tasks`, which the kernel lets move the
-// writing thread without that lock (bench/launch-with-gaps.sh).
+// 10 ms here (a launch's sandbox_up 19 ms instead of 2.5 ms) for each
+// launch that follows another by half a second, against 0.04 ms for
+// `tasks`, which the kernel lets move the writing thread without that lock
+// (bench/cgroup-join-cost.sh).
 #pragma once
 
 #include <sys/types.h>
