@@ -1,6 +1,7 @@
 #include "base/fd.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,6 +46,18 @@ void write_all(int fd, std::string_view bytes, const std::filesystem::path& path
     }
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
+}
+
+UniqueFd sealed_memfd(const char* name, std::string_view bytes) {
+  UniqueFd fd(::memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!fd.valid()) throw_errno("cannot create a memfd", name);
+  write_all(fd.get(), bytes, name);
+  if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) <
+      0) {
+    throw_errno("cannot seal the memfd", name);
+  }
+  if (::lseek(fd.get(), 0, SEEK_SET) != 0) throw_errno("cannot rewind the memfd", name);
+  return fd;
 }
 
 }  // namespace holdfast::base

@@ -42,6 +42,11 @@ struct Pipe {
 // for `purpose`".
 Pipe make_pipe(const std::string& purpose, int extra_flags = 0);
 
+// BYTES in a sealed, close-on-exec memfd, rewound to offset 0: data a
+// child reads through a descriptor (bubblewrap's --ro-bind-data) that
+// nobody can change afterwards. Throws SystemError naming NAME.
+UniqueFd sealed_memfd(const char* name, std::string_view bytes);
+
 // Reads to end of file, or until `limit` bytes were read. Throws SystemError
 // naming `path`.
 std::string read_all(int fd, const std::filesystem::path& path,

@@ -3,8 +3,9 @@
 #include <iostream>
 #include <string_view>
 
-#include "cli/doctor_cli.hpp"
 #include "cli/check_cli.hpp"
+#include "cli/doctor_cli.hpp"
+#include "cli/net_connect_cli.hpp"
 #include "cli/run_cli.hpp"
 #include "cli/serve_cli.hpp"
 #include "cli/settings_cli.hpp"
@@ -50,6 +51,7 @@ constexpr Subcommand kSubcommands[] = {
     {"run", holdfast::launcher::add_run_cli},
     {"serve", holdfast::service::add_serve_cli},
     {"doctor", holdfast::doctor::add_doctor_cli},
+    {"net-connect", holdfast::launcher::add_net_connect_cli},
 };
 
 }  // namespace

@@ -123,7 +123,7 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME holdfast-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_ARCHITECTURE amd64)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-  "libboost-dev, nlohmann-json3-dev, libssl-dev, libseccomp-dev, libidn2-dev, pkg-config")
+  "libboost-dev, nlohmann-json3-dev, libssl-dev, libseccomp-dev, libidn2-dev, libunistring-dev, pkg-config")
 set(CPACK_COMPONENT_DEV_DESCRIPTION
   "holdfast libraries, headers and CMake package
 The static libraries of holdfast (holdfast::settings and the launcher's

@@ -41,18 +41,6 @@ std::string option_of(Role role) {
   return "";
 }
 
-std::string shell_quote(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 void check_command(const std::string& command, Role role) {
   if (command.find_first_not_of(" \t\n") == std::string::npos) {
     throw SpecError(option_of(role) + " is empty; give the shell command to run");

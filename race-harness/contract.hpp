@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/shell_quote.hpp"
+
 namespace holdfast::race {
 
 // The environment every user command gets, besides the harness's own
@@ -39,7 +41,7 @@ enum class Role { writer, writer_daemon, launcher, reader };
 std::string option_of(Role role);
 
 // Single-quoted for /bin/sh, whatever the text holds.
-std::string shell_quote(std::string_view text);
+using base::shell_quote;
 
 // Throws SpecError (spec.hpp) when `command` is empty or names a
 // placeholder that `role` does not have ({file} in a launcher, {probe} in a

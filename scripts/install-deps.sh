@@ -10,7 +10,7 @@ packages=(
   libboost-dev nlohmann-json3-dev libcli11-dev
   libseccomp-dev libssl-dev
   # the network proxy's host names: IDNA (internationalised names to punycode)
-  libidn2-dev
+  libidn2-dev libunistring-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev hyperfine
   # run time: the sandbox itself, and tools the tests drive it with
@@ -29,6 +29,10 @@ packages=(
   # scripts given as a user's commands (jq), the JUnit schema check
   # (xmllint), and the GitHub workflow lint (YAML and JSON Schema)
   python3 jq libxml2-utils python3-yaml python3-jsonschema
+  # the network allow-list's end-to-end tests (tests/network_e2e): their
+  # server world (ip, a test CA made with openssl, sshd) and the clients
+  # run inside the sandbox (curl, ssh for git over ssh)
+  curl iproute2 openssl openssh-server openssh-client
 )
 
 missing=()

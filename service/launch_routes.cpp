@@ -7,6 +7,7 @@
 #include "launcher/gatekeeper/check.hpp"
 #include "launcher/run/explanation.hpp"
 #include "launcher/run/launch_record.hpp"
+#include "launcher/run/network_proxy.hpp"
 #include "launcher/run/protection_record.hpp"
 #include "launcher/sandbox/explain.hpp"
 #include "launcher/sandbox/policy.hpp"
@@ -23,6 +24,9 @@ using nlohmann::json;
 
 constexpr std::size_t kDefaultLimit = 50;
 constexpr std::size_t kMaxLimit = 1000;
+// A launch's connections in the launches API: the first ones of a busy
+// launch (its audit log has them all).
+constexpr std::size_t kMaxConnectionsPerLaunch = 500;
 
 std::size_t limit_from(const Request& request) {
   if (!request.has_param("limit")) return kDefaultLimit;
@@ -51,6 +55,24 @@ std::string origin_name(const std::optional<settings::Scope>& scope) {
   return scope ? std::string(settings::scope_name(*scope)) : "built-in default";
 }
 
+// A network allow-list's entries, each as written with its port and the
+// scope that wrote it; null without one.
+json network_rules_json(const sandbox::Policy& policy) {
+  if (policy.network != sandbox::Network::allow_list) return nullptr;
+  const auto entries = [](const std::vector<network::HostRule>& rules) {
+    json out = json::array();
+    for (const auto& rule : rules) {
+      out.push_back({{"entry", rule.text},
+                     {"port", rule.port ? json(*rule.port) : json()},
+                     {"private", rule.private_allowed},
+                     {"origin", rule.origin}});
+    }
+    return out;
+  };
+  return {{"allow", entries(policy.network_rules.allow)},
+          {"deny", entries(policy.network_rules.deny)}};
+}
+
 // The policy part by part, each with where it came from ("built-in
 // default" included) and what it means for a command.
 json policy_json(const sandbox::Policy& policy) {
@@ -69,6 +91,7 @@ json policy_json(const sandbox::Policy& policy) {
           {"filesystemOrigin", origin_name(policy.filesystem_origin)},
           {"network", std::string(sandbox::network_name(policy.network))},
           {"networkOrigin", origin_name(policy.network_origin)},
+          {"networkRules", network_rules_json(policy)},
           {"unixSockets", std::string(sandbox::unix_sockets_name(policy.unix_sockets))},
           {"unixSocketsOrigin", policy.unix_sockets_origin
                                     ? origin_name(policy.unix_sockets_origin)
@@ -133,12 +156,34 @@ std::vector<json> last_launch_records(const std::filesystem::path& file, std::si
   return {records.begin(), records.end()};
 }
 
+void attach_connections(json& record, const std::filesystem::path& state_dir) {
+  const json* network = record.contains("network") ? &record["network"] : nullptr;
+  if (network == nullptr || !network->is_object() || !network->contains("audit") ||
+      !(*network)["audit"].is_string()) {
+    return;
+  }
+  // Only a log holdfast itself keeps: a plain name in the state
+  // directory's network/ (a record is text anyone with the state
+  // directory could have edited).
+  const std::filesystem::path audit = (*network)["audit"].get<std::string>();
+  const std::string name = audit.filename().string();
+  if (audit != state_dir / "network" / name || name.empty() || name.front() == '.' ||
+      !name.ends_with(".jsonl")) {
+    return;
+  }
+  record["network"]["connections"] =
+      launcher::read_audit_lines(state_dir / "network" / name, kMaxConnectionsPerLaunch);
+}
+
 void add_launch_routes(Router& router) {
   router.add("GET", "/api/v1/launches", [](Request& request) {
     const std::size_t limit = limit_from(request);
     const auto file = launcher::launch_log_path();
     std::size_t skipped = 0;
-    const auto records = file ? last_launch_records(*file, limit, skipped) : std::vector<json>{};
+    auto records = file ? last_launch_records(*file, limit, skipped) : std::vector<json>{};
+    if (file) {
+      for (auto& record : records) attach_connections(record, file->parent_path());
+    }
     return json_response(200, {{"path", file ? json(file->string()) : json()},
                                {"records", records},
                                {"skipped", skipped}});

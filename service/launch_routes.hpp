@@ -17,6 +17,12 @@ namespace holdfast::service {
 std::vector<nlohmann::json> last_launch_records(const std::filesystem::path& file,
                                                 std::size_t limit, std::size_t& skipped);
 
+// A record of a launch with a network allow-list names its audit log
+// (network.audit); this adds the log's lines as network.connections when
+// the log is one of STATE_DIR/network/ (never a path a record could point
+// anywhere else).
+void attach_connections(nlohmann::json& record, const std::filesystem::path& state_dir);
+
 void add_launch_routes(Router& router);
 
 }  // namespace holdfast::service

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "launcher/network/host_rule.hpp"
 #include "settings/key_path.hpp"
 #include "settings/permission_rule.hpp"
 
@@ -41,9 +42,18 @@ constexpr const char* kSchemaText = R"json({
               ]
             },
             "network": {
-              "description": "closed: empty network namespace and only local socket families.",
-              "type": "string",
-              "enum": ["open", "closed"]
+              "description": "closed: empty network namespace and only local socket families. open: the host's network. An allow-list object: a network namespace of its own whose only way out is the launch's proxy (HTTP CONNECT, plain HTTP, SOCKS5) and DNS stub, to the hosts listed: entries host[:port] (443 when left out), *.domain (strict subdomains), **.domain (the domain and its subdomains), private:NAME (may resolve to private ranges), ip:ADDRESS:PORT; deny beats allow.",
+              "oneOf": [
+                {"type": "string", "enum": ["open", "closed"]},
+                {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "properties": {
+                    "allow": {"type": "array", "items": {"type": "string", "format": "holdfast-host-rule-allow"}},
+                    "deny": {"type": "array", "items": {"type": "string", "format": "holdfast-host-rule-deny"}}
+                  }
+                }
+              ]
             },
             "backend": {
               "description": "Accepted for settings shared with other agents; holdfast always uses bubblewrap.",
@@ -299,6 +309,12 @@ class Validator {
   // annotation (as JSON Schema has it).
   void check_format(const nlohmann::json& format, const nlohmann::json& value,
                     const KeyPath& path) {
+    if (format == "holdfast-host-rule-allow" || format == "holdfast-host-rule-deny") {
+      check_host_rule(
+          format == "holdfast-host-rule-allow" ? network::RuleList::allow : network::RuleList::deny,
+          value.get_ref<const std::string&>(), path);
+      return;
+    }
     if (format != "holdfast-permission-rule") return;
     const RuleParse parsed = parse_rule_syntax(value.get_ref<const std::string&>());
     if (!parsed.rule) {
@@ -306,6 +322,19 @@ class Validator {
              "expected a permission rule, Tool or Tool(specifier), found " +
                  value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ": " +
                  parsed.problem);
+    }
+  }
+
+  void check_host_rule(network::RuleList list, const std::string& entry, const KeyPath& path) {
+    try {
+      (void)network::parse_host_rule(entry, list);
+    } catch (const network::InvalidHostRule& e) {
+      report(
+          Severity::error, path,
+          "expected a host entry (host[:port], *.domain, **.domain, private:NAME, "
+          "ip:ADDRESS:PORT), found " +
+              nlohmann::json(entry).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+              ": " + e.what());
     }
   }
 

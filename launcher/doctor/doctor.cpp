@@ -17,6 +17,7 @@
 #include "base/name_table.hpp"
 #include "base/process.hpp"
 #include "base/system_error.hpp"
+#include "launcher/doctor/network_canary.hpp"
 #include "launcher/landlock/landlock_plan.hpp"
 #include "launcher/landlock/second_layer.hpp"
 #include "launcher/run/bubblewrap.hpp"
@@ -583,8 +584,9 @@ Finding check_bounds(const sandbox::Policy& policy) {
   f.summary = launcher::cgroup::describe(
       launcher::cgroup::bounds_for(policy.limits, launcher::cgroup::memory_total_bytes()),
       placement, operator_bounds);
-  f.summary += "; still shared with the caller's other processes: the per-user kernel limits "
-               "(inotify instances and watches, keys, message queues, RLIMIT_NPROC)";
+  f.summary +=
+      "; still shared with the caller's other processes: the per-user kernel limits "
+      "(inotify instances and watches, keys, message queues, RLIMIT_NPROC)";
   if (!placement.version) {
     f.verdict = operator_bounds ? Verdict::fatal : Verdict::warning;
     f.advice =
@@ -682,6 +684,45 @@ Finding check_git_bare_repository() {
   return git_bare_repository_finding(git, values);
 }
 
+Finding check_network(const sandbox::Policy* policy) {
+  Finding f{"network", Verdict::ok, "", "", nullptr};
+  const CanaryResult canary = run_network_canary();
+  const bool allow_list = policy != nullptr && policy->network == sandbox::Network::allow_list;
+  if (policy == nullptr) {
+    f.summary = "no launch could be planned, so no network is claimed; ";
+  } else if (allow_list) {
+    f.summary = "allow-list with " + std::to_string(policy->network_rules.allow.size()) +
+                " allowed and " + std::to_string(policy->network_rules.deny.size()) +
+                " denied entries (holdfast run --explain lists them): each launch gets a network "
+                "namespace of its own whose only way out is its proxy; ";
+  } else {
+    f.summary = "network " + std::string(sandbox::network_name(policy->network)) +
+                " (an allow-list in tools.executionSandbox.network would give each launch a "
+                "filtering proxy); ";
+  }
+  const bool passed =
+      canary.ran && canary.allowed_passed && canary.refused_refused && canary.audit_lines >= 2;
+  f.claims = {{"canaryRan", canary.ran},
+              {"allowedConnectionPassed", canary.allowed_passed},
+              {"unlistedConnectionRefused", canary.refused_refused},
+              {"auditLines", canary.audit_lines}};
+  if (passed) {
+    f.summary +=
+        "proxy canary: an allowed connection passed and an unlisted one was refused, "
+        "each with its audit line";
+    return f;
+  }
+  f.verdict = allow_list ? Verdict::fatal : Verdict::warning;
+  f.summary += "proxy canary FAILED: " +
+               (canary.why.empty() ? std::string("the proxy did not decide as its allow-list says")
+                                   : canary.why);
+  f.advice = canary.ran ? "report this: the launch's proxy does not decide as it should; keep "
+                          "the network \"closed\" until it does"
+                        : "this host cannot make network namespaces for holdfast (as root, or "
+                          "with unprivileged user namespaces); keep the network \"closed\"";
+  return f;
+}
+
 Report examine_host(const settings::ScopePaths& paths) {
   Report report;
   report.findings.push_back(check_bubblewrap(paths));
@@ -700,7 +741,9 @@ Report examine_host(const settings::ScopePaths& paths) {
     report.findings.push_back(check_unix_sockets(plan->policy));
     report.findings.push_back(check_confinement(*plan, ::getuid()));
     report.findings.push_back(check_bounds(plan->policy));
+    report.findings.push_back(check_network(&plan->policy));
   } else if (unconfined) {
+    report.findings.push_back(check_network(nullptr));
     report.findings.push_back({"policy", Verdict::warning,
                                "launches here run UNCONFINED (see trial-launch): no part of the "
                                "policy is applied",

@@ -54,6 +54,9 @@ Finding check_apparmor_userns();
 // The kernel's Landlock ABI and what it enforces; with a plan, whether that
 // launch applies it and whether an operator requires it.
 Finding check_landlock(const launcher::LaunchPlan* plan);
+// The policy's network and the proxy canary (network_canary.hpp): fatal
+// when the policy has an allow-list and the canary failed.
+Finding check_network(const sandbox::Policy* policy);
 // Every scope from one reading, then that reading merged as a launch takes
 // it; `merged`, when given, receives the merged snapshot (left as it was
 // when the reading cannot be merged).

@@ -111,6 +111,15 @@ Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& moun
     }
     wanted[path] = rights_of(rule);
   }
+  // A file the launch puts in the sandbox itself (the stub's resolv.conf):
+  // readable, as a file of its own (not the host's file under it).
+  std::set<std::string> made_inside;
+  for (const auto& op : mounts.ops) {
+    if (op.kind == sandbox::MountOp::Kind::data_file) {
+      wanted[op.path] = kRead;
+      made_inside.insert(op.path);
+    }
+  }
   // /dev and /proc are always fresh (the mount plan's first operations).
   wanted["/dev"] = kDevices;
   wanted["/dev/shm"] = kPrivate;
@@ -119,7 +128,7 @@ Plan plan_landlock(const sandbox::Policy& policy, const sandbox::MountPlan& moun
   plan.rules = Planner(std::move(wanted)).plan();
   for (auto& rule : plan.rules) {
     // A rule on host content is pinned to the file the launch checked there.
-    rule.on_host = shows_host_file(rule.path, mounts);
+    rule.on_host = !made_inside.contains(rule.path) && shows_host_file(rule.path, mounts);
     if (identities == nullptr || rule.split || !rule.on_host) continue;
     if (const auto it = identities->find(rule.path); it != identities->end()) rule.id = it->second;
   }

@@ -236,4 +236,15 @@ HostDecision decide_address(std::span<const HostRule> allow, std::span<const Hos
                 [&](const HostRule& rule) { return rule_matches_address(rule, address, port); });
 }
 
+HostDecision decide_name_any_port(std::span<const HostRule> allow, std::span<const HostRule> deny,
+                                  std::string_view host) {
+  for (const HostRule& rule : deny) {
+    if (!rule.port && rule_matches_name(rule, host, 0)) return {HostVerdict::denied, &rule};
+  }
+  for (const HostRule& rule : allow) {
+    if (rule_matches_name(rule, host, rule.port.value_or(0))) return {HostVerdict::allowed, &rule};
+  }
+  return {};
+}
+
 }  // namespace holdfast::network

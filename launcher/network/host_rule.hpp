@@ -90,4 +90,11 @@ HostDecision decide_name(std::span<const HostRule> allow, std::span<const HostRu
 HostDecision decide_address(std::span<const HostRule> allow, std::span<const HostRule> deny,
                             const Address& address, std::uint16_t port);
 
+// For the DNS stub, which learns a name but no port: allowed when an allow
+// entry covers HOST on its own port (any port), denied when a deny entry
+// written without a port covers it (one with a port denies only that port,
+// and the name may still be reached on others). Deny beats allow.
+HostDecision decide_name_any_port(std::span<const HostRule> allow, std::span<const HostRule> deny,
+                                  std::string_view host);
+
 }  // namespace holdfast::network

@@ -11,6 +11,7 @@
 #include "launcher/run/launch_record.hpp"
 #include "launcher/run/mount_check.hpp"
 #include "launcher/run/mount_points.hpp"
+#include "launcher/run/network_proxy.hpp"
 #include "launcher/run/propagation.hpp"
 #include "launcher/run/protection_record.hpp"
 #include "launcher/run/standard_fds.hpp"
@@ -53,10 +54,12 @@ base::UniqueFd open_report(const fs::path& file) {
 
 void write_report(const base::UniqueFd& fd, const fs::path& file, const LaunchResult& result) {
   if (::ftruncate(fd.get(), 0) != 0) base::throw_errno("cannot truncate the report file", file);
-  base::write_all(
-      fd.get(),
-      launch_report(result.plan, result.outcome, result.exit_status, result.changes).dump(2) + "\n",
-      file);
+  base::write_all(fd.get(),
+                  launch_report(result.plan, result.outcome, result.exit_status, result.changes,
+                                {result.network_audit, result.connections})
+                          .dump(2) +
+                      "\n",
+                  file);
 }
 
 }  // namespace
@@ -121,6 +124,7 @@ LaunchResult launch(const LaunchOptions& options) {
     ++result.attempts;
     result.sandbox_mismatch.clear();
     result.second_layer_error.clear();
+    result.network_error.clear();
     bool gate_reached = false;
     result.plan = plan_launch(request);
     LaunchPlan& plan = result.plan;
@@ -138,7 +142,8 @@ LaunchResult launch(const LaunchOptions& options) {
     supervise_request.bwrap_is_script = plan.bwrap.interpreter.has_value();
     supervise_request.bwrap_args.assign(plan.argv.begin() + 1, plan.argv.end());
     supervise_request.inherited_fds = plan.inherited_fds();
-    supervise_request.environment = environment_entries(sandbox::command_environment(plan.facts));
+    supervise_request.environment =
+        environment_entries(sandbox::command_environment(plan.facts, plan.policy));
     supervise_request.limits = resource_limits(plan.policy.limits);
     supervise_request.timeout = options.timeout;
     supervise_request.stdin_fd = standard_fds.stdin_fd;
@@ -147,6 +152,14 @@ LaunchResult launch(const LaunchOptions& options) {
     supervise_request.stderr_fd =
         standard_fds.stderr_fd >= 0 ? standard_fds.stderr_fd : options.stderr_fd;
     supervise_request.relays = std::move(standard_fds.relays);
+    // A network allow-list's proxy (network_proxy.hpp): started before
+    // bubblewrap, in place at the gate, stopped once bubblewrap has exited.
+    std::optional<NetworkProxy> proxy;
+    if (plan.policy.network == sandbox::Network::allow_list) {
+      AuditFile audit = make_audit_file(state_dir, result.attempts);
+      result.network_audit = audit.path;
+      proxy.emplace(plan.policy.network_rules, std::move(audit.fd));
+    }
     // Nothing runs in the sandbox until its mounts are seen to be what was
     // checked (mount_check.hpp).
     supervise_request.gate = GateCheck{
@@ -166,6 +179,14 @@ LaunchResult launch(const LaunchOptions& options) {
           plan.timings.mount_check = std::chrono::duration_cast<std::chrono::microseconds>(
               std::chrono::steady_clock::now() - checking);
           if (!result.sandbox_mismatch.empty()) return false;
+          // The proxy's sockets inside, before anything runs there.
+          if (proxy) {
+            const auto opening = std::chrono::steady_clock::now();
+            result.network_error = proxy->open_inside(sandbox_pid);
+            plan.timings.network_open = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::steady_clock::now() - opening);
+            if (!result.network_error.empty()) return false;
+          }
           try {
             plan.gate->open();
           } catch (const base::SystemError& e) {
@@ -212,6 +233,13 @@ LaunchResult launch(const LaunchOptions& options) {
           std::chrono::steady_clock::now() - making);
     }
     result.outcome = supervise(std::move(supervise_request));
+    if (proxy) {
+      const auto stopping = std::chrono::steady_clock::now();
+      proxy->stop();
+      result.connections = read_audit_lines(result.network_audit);
+      plan.timings.network_stop = std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - stopping);
+    }
     result.memory_kills = group ? group->memory_kills() : 0;
     group.reset();
     const bool arrived = mount_arrived && result.outcome.gate_refused;
@@ -257,7 +285,8 @@ LaunchResult launch(const LaunchOptions& options) {
   if (options.record && launch_records_enabled(plan.snapshot.effective)) {
     try {
       append_json_line(state_dir / "launches.jsonl",
-                       launch_record(plan, options.command, result.exit_status, result.changes));
+                       launch_record(plan, options.command, result.exit_status, result.changes,
+                                     {result.network_audit, result.connections}));
     } catch (const std::exception& e) {
       result.warnings.push_back(std::string("launch record not written: ") + e.what());
     }
@@ -267,6 +296,11 @@ LaunchResult launch(const LaunchOptions& options) {
 
 std::string describe_failure(const LaunchResult& result) {
   if (result.outcome.timed_out) return "the command exceeded its timeout and was stopped";
+  if (result.outcome.gate_refused && !result.network_error.empty()) {
+    return "the network allow-list's proxy could not be put in place (" + result.network_error +
+           "); the command did not run. Run `holdfast doctor` to check this host's network "
+           "namespaces, or set tools.executionSandbox.network to \"closed\"";
+  }
   if (result.outcome.gate_refused && !result.second_layer_error.empty()) {
     return "the sandbox's second layer (Landlock) could not be set up: " +
            result.second_layer_error +

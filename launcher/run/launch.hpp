@@ -70,6 +70,14 @@ struct LaunchResult {
   // Set when the second layer's rules on host files could not be added
   // (the command did not run): why.
   std::string second_layer_error;
+  // Set when the network allow-list's proxy could not be put in place (the
+  // command did not run): why.
+  std::string network_error;
+  // With a network allow-list: the launch's audit log (one JSON line per
+  // connection attempt, network_proxy.hpp) and its lines once the command
+  // ended.
+  std::filesystem::path network_audit;
+  nlohmann::json connections = nlohmann::json::array();
   // How many times the sandbox was built: a host mount that arrived while
   // it was built (anywhere below a bound path: unrelated activity) stops
   // that sandbox before the command runs, and the launch is planned and

@@ -10,6 +10,7 @@
 #include "launcher/run/launch_directories.hpp"
 #include "launcher/run/workspace_modes.hpp"
 #include "launcher/sandbox/bwrap_args.hpp"
+#include "launcher/sandbox/network_inside.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "launcher/seccomp/bpf_export.hpp"
 #include "launcher/seccomp/program.hpp"
@@ -86,6 +87,7 @@ std::vector<int> LaunchPlan::inherited_fds() const {
   if (seccomp_fd.valid()) fds.push_back(seccomp_fd.get());
   if (gate) fds.push_back(gate->program_fd());
   for (const auto& fd : empty_file_fds) fds.push_back(fd.get());
+  if (resolv_conf_fd.valid()) fds.push_back(resolv_conf_fd.get());
   if (landlock_helper_fd.valid()) fds.push_back(landlock_helper_fd.get());
   if (landlock_ruleset_fd.valid()) fds.push_back(landlock_ruleset_fd.get());
   for (const auto& fd : bind_sources.fds) fds.push_back(fd.get());
@@ -94,6 +96,8 @@ std::vector<int> LaunchPlan::inherited_fds() const {
 
 seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy) {
   seccomp::FilterOptions options;
+  // An allow-list needs IP sockets: to the proxy and the stub on the
+  // sandbox's own loopback, the only interface its namespace has.
   options.network_closed = policy.network == sandbox::Network::closed;
   options.unix_sockets = policy.unix_sockets;
   return options;
@@ -264,6 +268,10 @@ LaunchPlan plan_from_one_snapshot(const LaunchRequest& request) {
   build.seccomp_fd = plan.gate ? plan.gate->program_fd() : plan.seccomp_fd.get();
   for (const auto& fd : plan.empty_file_fds) build.empty_file_fds.push_back(fd.get());
   if (request.will_run) build.bind_fds = plan.bind_sources.by_path;
+  if (plan.policy.network == sandbox::Network::allow_list) {
+    plan.resolv_conf_fd = base::sealed_memfd("holdfast-resolv.conf", sandbox::resolv_conf_text());
+    build.resolv_conf_fd = plan.resolv_conf_fd.get();
+  }
   plan.argv = sandbox::build_bwrap_args(plan.policy, plan.facts, plan.mounts, command, build);
   plan.timings.policy += since(start);
   return plan;

@@ -59,6 +59,11 @@ struct LaunchTimings {
   // (host_rules.hpp): overlapped, so not on the launch's path unless they
   // outlast bubblewrap.
   std::chrono::microseconds landlock_host_rules{0};
+  // A network allow-list: its proxy's sockets put in the sandbox at the
+  // start gate, and the proxy stopped (its last audit lines written) after
+  // bubblewrap exited.
+  std::chrono::microseconds network_open{0};
+  std::chrono::microseconds network_stop{0};
 };
 
 struct LaunchPlan {
@@ -78,6 +83,7 @@ struct LaunchPlan {
   std::optional<StartGate> gate;               // the BPF program, for --seccomp (when will_run)
   bool seccomp_baked = false;                  // the program was compiled at build time
   std::vector<base::UniqueFd> empty_file_fds;  // data of denied files, one each
+  base::UniqueFd resolv_conf_fd;               // network allow-list: the stub's resolv.conf
   // The sandbox's mounts: the argv's operations, the bind sources, the
   // checks at the start gate (mount_check.hpp) and the mount points
   // bubblewrap creates on the host (MountPointCleanup).

@@ -49,12 +49,31 @@ long long unix_millis() {
       .count();
 }
 
+// The policy's network, and with an allow-list where its audit log is and
+// how many attempts it allowed and refused; CONNECTIONS adds them all.
+nlohmann::json network_json(const LaunchPlan& plan, const NetworkActivity& network,
+                            bool connections) {
+  nlohmann::json out = {{"policy", sandbox::network_json(plan.policy)}};
+  if (plan.policy.network != sandbox::Network::allow_list) return out;
+  std::size_t allowed = 0;
+  for (const auto& line : network.connections) {
+    if (line.value("allowed", false)) ++allowed;
+  }
+  out["audit"] = network.audit.string();
+  out["allowed"] = allowed;
+  out["refused"] = network.connections.size() - allowed;
+  if (connections) out["connections"] = network.connections;
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& outcome,
-                             int exit_status, const sandbox::TreeChanges& changes) {
+                             int exit_status, const sandbox::TreeChanges& changes,
+                             const NetworkActivity& network) {
   nlohmann::json signals = outcome.forwarded_signals;
   return {
+      {"network", network_json(plan, network, /*connections=*/true)},
       {"time_unix_ms", unix_millis()},
       {"snapshot",
        {{"digest", plan.snapshot.digest},
@@ -93,14 +112,18 @@ nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& out
         {"cgroup", plan.timings.cgroup.count()},
         {"landlock", plan.timings.landlock.count()},
         {"landlock_host_rules", plan.timings.landlock_host_rules.count()},
+        {"network_open", plan.timings.network_open.count()},
+        {"network_stop", plan.timings.network_stop.count()},
         {"sandbox_up", outcome.started_after.count()},
         {"bwrap_exit", outcome.finished_after.count()}}},
   };
 }
 
 nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::string>& command,
-                             int exit_status, const sandbox::TreeChanges& changes) {
+                             int exit_status, const sandbox::TreeChanges& changes,
+                             const NetworkActivity& network) {
   return {{"time_unix_ms", unix_millis()},
+          {"network", network_json(plan, network, /*connections=*/false)},
           {"pid", ::getpid()},
           {"workspace", plan.facts.workspace.canonical},
           {"command", command},

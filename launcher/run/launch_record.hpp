@@ -15,16 +15,27 @@
 
 namespace holdfast::launcher {
 
+// What a launch with a network allow-list connected to: its audit log
+// (network_proxy.hpp) and the log's lines.
+struct NetworkActivity {
+  std::filesystem::path audit;
+  nlohmann::json connections = nlohmann::json::array();
+};
+
 // The full report: snapshot digest and scope identities, effective policy
 // (canonical form and digest), argv, what was protected and hidden
 // (protection_record.hpp), exit status, timings, and what appeared while
 // the command ran (`changes`).
+// `network` adds the allow-list's connections, every one.
 nlohmann::json launch_report(const LaunchPlan& plan, const SuperviseOutcome& outcome,
-                             int exit_status, const sandbox::TreeChanges& changes = {});
+                             int exit_status, const sandbox::TreeChanges& changes = {},
+                             const NetworkActivity& network = {});
 
 // The compact one-line record (no argv of the sandbox, the command only).
+// (The allow-list's audit log by path, with counts.)
 nlohmann::json launch_record(const LaunchPlan& plan, const std::vector<std::string>& command,
-                             int exit_status, const sandbox::TreeChanges& changes = {});
+                             int exit_status, const sandbox::TreeChanges& changes = {},
+                             const NetworkActivity& network = {});
 
 // launches.jsonl in holdfast's state directory; nullopt when none is known.
 std::optional<std::filesystem::path> launch_log_path();

@@ -3,6 +3,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "launcher/sandbox/network_inside.hpp"
+
 namespace holdfast::sandbox {
 
 namespace {
@@ -50,6 +52,13 @@ void render(const MountOp& op, const BuildOptions& options, std::size_t& empty_f
       args.insert(args.end(), {"--ro-bind-data", std::to_string(fd), op.path});
       return;
     }
+    case K::data_file:
+      if (!options.resolv_conf_fd) {
+        throw std::invalid_argument(
+            "build_bwrap_args: a network allow-list needs BuildOptions::resolv_conf_fd");
+      }
+      args.insert(args.end(), {"--ro-bind-data", std::to_string(*options.resolv_conf_fd), op.path});
+      return;
     case K::symlink:
       args.insert(args.end(), {"--symlink", op.target, op.path});
       return;
@@ -64,7 +73,8 @@ void render(const MountOp& op, const BuildOptions& options, std::size_t& empty_f
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> command_environment(const HostFacts& facts) {
+std::vector<std::pair<std::string, std::string>> command_environment(const HostFacts& facts,
+                                                                     const Policy& policy) {
   std::map<std::string, std::string> env;
   for (const auto& [name, value] : facts.environment) {
     if (is_inherited_env(name)) env[name] = value;
@@ -72,6 +82,9 @@ std::vector<std::pair<std::string, std::string>> command_environment(const HostF
   if (!env.contains("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
   if (!facts.tokens.home.empty()) env["HOME"] = facts.tokens.home;  // canonical: bound there
   env["TMPDIR"] = "/tmp";
+  if (policy.network == Network::allow_list) {
+    for (auto& [name, value] : proxy_environment(facts.holdfast_executable)) env[name] = value;
+  }
   return {env.begin(), env.end()};
 }
 
@@ -89,10 +102,12 @@ std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts&
   }
   std::vector<std::string> args = {options.bwrap_path, "--unshare-user", "--unshare-pid",
                                    "--unshare-ipc",    "--unshare-uts",  "--unshare-cgroup-try"};
-  if (policy.network == Network::closed) args.push_back("--unshare-net");
+  // An allow-list's namespace is empty too: the proxy's sockets are put in
+  // it at the start gate (launcher/run/network_proxy.hpp).
+  if (policy.network != Network::open) args.push_back("--unshare-net");
   args.insert(args.end(), {"--new-session", "--die-with-parent", "--cap-drop", "ALL",
                            "--disable-userns", "--clearenv"});
-  for (const auto& [name, value] : command_environment(facts)) {
+  for (const auto& [name, value] : command_environment(facts, policy)) {
     args.insert(args.end(), {"--setenv", name, value});
   }
   std::size_t empty_files = 0;

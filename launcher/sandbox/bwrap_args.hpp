@@ -49,6 +49,10 @@ struct BuildOptions {
   // path (MountPlan::bind_sources) instead of by name; a source without one
   // is an error.
   std::optional<std::map<std::string, int>> bind_fds;
+  // With a network allow-list: a descriptor open on the generated
+  // resolv.conf (network_inside.hpp), for --ro-bind-data over
+  // /etc/resolv.conf; required then.
+  std::optional<int> resolv_conf_fd;
 };
 
 // The argv for `mounts` (plan_mounts(resolve_policy(policy, facts),
@@ -67,6 +71,8 @@ std::vector<std::string> build_bwrap_args(const Policy& policy, const HostFacts&
 
 // The command's whole environment, in name order: the allow-listed names
 // from the caller (PATH defaulted), HOME canonical, TMPDIR=/tmp.
-std::vector<std::pair<std::string, std::string>> command_environment(const HostFacts& facts);
+// With a network allow-list, the proxy's variables too (network_inside.hpp).
+std::vector<std::pair<std::string, std::string>> command_environment(const HostFacts& facts,
+                                                                     const Policy& policy);
 
 }  // namespace holdfast::sandbox

@@ -57,6 +57,34 @@ std::string explain(const Policy& policy, const HostFacts* facts) {
   return explain(policy, *facts, resolve_policy(policy, *facts));
 }
 
+std::string explain_network_rules(const network::NetworkRules& rules) {
+  std::ostringstream out;
+  out << "  a network namespace of its own (loopback only); the way out is the launch's proxy on "
+         "127.0.0.1:3128 (HTTP CONNECT, plain HTTP, SOCKS5; HTTP_PROXY, HTTPS_PROXY, ALL_PROXY "
+         "and GIT_SSH_COMMAND point there) and its DNS stub on 127.0.0.1:53\n"
+         "  every connection: the name against these entries (deny beats allow), one lookup "
+         "outside, no loopback, link-local, metadata, multicast or host address (private "
+         "ranges only for private: entries), TLS only with the server name asked for, or SSH\n";
+  const auto list = [&](const char* what, const std::vector<network::HostRule>& entries) {
+    if (entries.empty()) {
+      out << "  " << what << ": none\n";
+      return;
+    }
+    out << "  " << what << ":\n";
+    for (const auto& rule : entries) {
+      out << "    " << rule.text;
+      if (rule.match != network::HostMatch::address) {
+        out << "  (" << (rule.port ? "port " + std::to_string(*rule.port) : "every port")
+            << (rule.private_allowed ? ", private ranges allowed" : "") << ")";
+      }
+      out << "  (from " << (rule.origin.empty() ? std::string("built in") : rule.origin) << ")\n";
+    }
+  };
+  list("allow", rules.allow);
+  list("deny", rules.deny);
+  return out.str();
+}
+
 std::string explain_policy(const Policy& policy) {
   std::ostringstream out;
   out << "policy " << policy_digest(policy) << "\n";
@@ -73,6 +101,7 @@ std::string explain_policy(const Policy& policy) {
   }
   out << "network: " << network_name(policy.network) << " (from " << from(policy.network_origin)
       << ")" << (policy.network == Network::closed ? ": empty network namespace" : "") << "\n";
+  if (policy.network == Network::allow_list) out << explain_network_rules(policy.network_rules);
   out << "unix sockets: " << unix_sockets_name(policy.unix_sockets) << " ("
       << (policy.unix_sockets_origin
               ? "from " + from(policy.unix_sockets_origin)

@@ -18,6 +18,9 @@ std::string explain(const Policy& policy, const HostFacts& facts, const Resolved
 std::string explain(const Policy& policy, const HostFacts* facts = nullptr);
 // The policy's own part (no host): its form, every part and its origin.
 std::string explain_policy(const Policy& policy);
+// A network allow-list: how it works, then every entry with its port and
+// the scope that wrote it.
+std::string explain_network_rules(const network::NetworkRules& rules);
 
 // The parts of explain() a view shows on its own: what the command can
 // reach through AF_UNIX sockets under `policy`, and its limits in words.

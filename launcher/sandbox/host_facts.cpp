@@ -13,6 +13,7 @@
 
 #include "base/fd.hpp"
 #include "base/system_error.hpp"
+#include "launcher/sandbox/network_inside.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/protection_facts.hpp"
 #include "launcher/sandbox/refusal.hpp"
@@ -240,6 +241,11 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
   facts.cwd_within_workspace = request.cwd_within_workspace;
   facts.caller_uid = ::geteuid();
   facts.caller_gid = ::getegid();
+  if (policy.network == Network::allow_list) {
+    std::error_code ignored;
+    facts.holdfast_executable = std::filesystem::read_symlink("/proc/self/exe", ignored).string();
+  }
+  const bool stub_resolv_conf = policy.network == Network::allow_list;
   const auto absolute = [&](const std::filesystem::path& p) {
     const std::filesystem::path full = p.is_absolute() ? p : request.cwd / p;
     // No lexical clean-up: probe_path drops "." and empty components and
@@ -386,6 +392,7 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
   }
   if (!tmp_named) denied.emplace_back("/tmp");  // the private /tmp hides the host's
   for (const auto special : kMaskedSpecialFiles) probe(std::string(special));
+  if (stub_resolv_conf) probe(std::string(kResolvConf));
   for (const auto& path : submount_paths_to_probe(facts.mounts, entries, denied)) probe(path);
   facts.repo_scan = RepoScan{facts.tree.directories, facts.tree.complete};
   gather_name_facts(policy, facts, probe);

@@ -112,6 +112,9 @@ struct HostFacts {
   std::vector<PathFacts> operator_dirs;  // ScopePaths::system_dir, config_dir
   // Every lexical path the rules and the builder ask about.
   std::map<std::string, PathFacts> paths;
+  // holdfast's own executable (/proc/self/exe): the connector git over ssh
+  // runs with a network allow-list (network_inside.hpp).
+  std::string holdfast_executable;
   // The caller's environment, allow-listed (PATH, HOME, LANG, LC_*, TERM, USER).
   std::vector<std::pair<std::string, std::string>> environment;
   // The identity of every file, directory and symlink met while probing,

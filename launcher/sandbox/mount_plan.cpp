@@ -5,6 +5,7 @@
 #include <set>
 
 #include "launcher/sandbox/mount_point_owners.hpp"
+#include "launcher/sandbox/network_inside.hpp"
 #include "launcher/sandbox/paths.hpp"
 #include "launcher/sandbox/refusal.hpp"
 #include "launcher/sandbox/resolve.hpp"
@@ -88,6 +89,13 @@ class Builder {
         mount(*rule);
       }
     }
+  }
+
+  // After every mount, before anything is made read-only: the file may
+  // have to be created (an empty root, a masked /etc).
+  void data_file(const std::string& path) {
+    add({K::data_file, path, "0444"});  // bubblewrap's default (0600) hides it from the command
+    check(path, MountCheck::Type::tmpfs, true);
   }
 
   void finish(const std::vector<std::pair<std::string, std::string>>& symlinks) {
@@ -235,6 +243,15 @@ class Builder {
   std::vector<std::string> remount_;
 };
 
+// Where bubblewrap puts the stub's resolv.conf: the host's
+// /etc/resolv.conf where it leads (bubblewrap follows a symlink there), or
+// the path itself when it does not exist.
+std::string resolv_conf_path(const HostFacts& facts) {
+  const auto it = facts.paths.find(std::string(kResolvConf));
+  if (it == facts.paths.end() || !it->second.exists()) return std::string(kResolvConf);
+  return it->second.canonical;
+}
+
 // Top-level symlinks an empty root needs (/bin -> usr/bin for :minimal):
 // (link text, path).
 std::vector<std::pair<std::string, std::string>> top_level_symlinks(
@@ -271,6 +288,8 @@ std::string describe(const MountOp& op) {
       return "directory " + op.path + mode;
     case K::denied_file:
       return "empty file over " + op.path + mode;
+    case K::data_file:
+      return "the launch's " + op.path + " (read-only)";
     case K::symlink:
       return "symlink " + op.path + " -> " + op.target;
     case K::chmod:
@@ -287,12 +306,13 @@ MountPlan plan_mounts(const ResolvedPolicy& resolved, const HostFacts& facts) {
   plan.rules = resolved.by_path;
   Builder builder(plan.rules, resolved.limits, plan);
   builder.mounts();
+  if (resolved.stub_resolv_conf) builder.data_file(resolv_conf_path(facts));
   builder.finish(top_level_symlinks(resolved.entries));
   std::set<std::string> points;
   for (const auto& op : plan.ops) {
     using K = MountOp::Kind;
     if (op.kind == K::bind || op.kind == K::ro_bind || op.kind == K::tmpfs ||
-        op.kind == K::denied_file) {
+        op.kind == K::denied_file || op.kind == K::data_file) {
       points.insert(op.path);
     }
   }

@@ -49,6 +49,7 @@ struct MountOp {
     tmpfs,        // an empty tmpfs (with `perms`, `size` when set)
     dir,          // a directory inside a tmpfs (with `perms`)
     denied_file,  // the empty file, read-only (with `perms`), over a denied file
+    data_file,    // the launch's own content, read-only, at `path` (the stub's resolv.conf)
     symlink,      // a symlink at `path` to `target`
     chmod,        // the mode `target` on `path`
     remount_ro,   // `path`, already mounted, made read-only

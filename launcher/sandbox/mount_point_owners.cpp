@@ -15,7 +15,7 @@ using K = MountOp::Kind;
 
 bool makes_mount(K kind) {
   return kind == K::bind || kind == K::ro_bind || kind == K::tmpfs || kind == K::denied_file ||
-         kind == K::dev || kind == K::proc;
+         kind == K::data_file || kind == K::dev || kind == K::proc;
 }
 
 // Host mounts themselves (and their masks), the private /tmp and masked

@@ -17,12 +17,15 @@ namespace {
 constexpr NameRow<Access> kAccessNames[] = {
     {Access::read, "read"}, {Access::write, "write"}, {Access::deny, "deny"}};
 constexpr NameRow<Network> kNetworkNames[] = {{Network::open, "open"}, {Network::closed, "closed"}};
+// Not a value the policy's string form accepts: written as an object.
+constexpr NameRow<Network> kNetworkDisplayNames[] = {
+    {Network::open, "open"}, {Network::closed, "closed"}, {Network::allow_list, "allow-list"}};
 
 }  // namespace
 
 std::string_view access_name(Access access) { return name_in(kAccessNames, access); }
 
-std::string_view network_name(Network network) { return name_in(kNetworkNames, network); }
+std::string_view network_name(Network network) { return name_in(kNetworkDisplayNames, network); }
 
 std::string_view form_name(PolicyForm form) {
   switch (form) {
@@ -270,9 +273,26 @@ Policy policy_from_settings(const settings::Effective& effective) {
         it->is_string() ? parse_in(kNetworkNames, it->get<std::string>()) : std::nullopt;
     if (network) {
       policy.network = *network;
+    } else if (it->is_object()) {
+      try {
+        const std::string origin =
+            policy.network_origin ? std::string(settings::scope_name(*policy.network_origin)) : "";
+        policy.network_rules = network::parse_network_rules(*it, origin, where + ".network");
+        policy.network = Network::allow_list;
+      } catch (const network::InvalidHostRule& e) {
+        // "WHERE.allow[2]: WHAT": the located path is the refusal's path.
+        const std::string_view what = e.what();
+        const std::size_t colon = what.find(": ");
+        refusals.push_back(colon == std::string_view::npos
+                               ? malformed(where + ".network", "", std::string(what))
+                               : malformed(std::string(what.substr(0, colon)), "",
+                                           std::string(what.substr(colon + 2))));
+      }
     } else {
       refusals.push_back(
-          malformed(where + ".network", "", "expected " + alternatives(kNetworkNames)));
+          malformed(where + ".network", "",
+                    "expected " + alternatives(kNetworkNames) +
+                        " or an allow-list object {\"allow\": [...], \"deny\": [...]}"));
     }
   }
   if (const auto it = sandbox->find("unixSockets"); it != sandbox->end()) {
@@ -288,8 +308,7 @@ Policy policy_from_settings(const settings::Effective& effective) {
   } else {
     // Host sockets are services; with the network closed none is reachable
     // unless the operator says so. With it open the host is reachable anyway.
-    policy.unix_sockets =
-        policy.network == Network::closed ? UnixSockets::pairs : UnixSockets::allow;
+    policy.unix_sockets = policy.network == Network::open ? UnixSockets::allow : UnixSockets::pairs;
   }
   if (const auto it = sandbox->find("limits"); it != sandbox->end()) {
     policy.limits_origin = origin_of(effective, {"tools", "executionSandbox", "limits"});
@@ -314,6 +333,16 @@ Policy policy_from_settings(const settings::Effective& effective) {
   return policy;
 }
 
+nlohmann::json network_json(const Policy& policy) {
+  if (policy.network != Network::allow_list) return std::string(network_name(policy.network));
+  const auto texts = [](const std::vector<network::HostRule>& rules) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& rule : rules) out.push_back(rule.text);
+    return out;
+  };
+  return {{"allow", texts(policy.network_rules.allow)}, {"deny", texts(policy.network_rules.deny)}};
+}
+
 nlohmann::json canonical_json(const Policy& policy) {
   nlohmann::json filesystem = nlohmann::json::object();
   for (const auto& entry : policy.filesystem) {
@@ -332,7 +361,7 @@ nlohmann::json canonical_json(const Policy& policy) {
   nlohmann::json stores = nlohmann::json::object();
   for (const auto& store : policy.credential_stores.stores) stores[store.name] = store.paths;
   return nlohmann::json{{"filesystem", std::move(filesystem)},
-                        {"network", std::string(network_name(policy.network))},
+                        {"network", network_json(policy)},
                         {"unixSockets", std::string(unix_sockets_name(policy.unix_sockets))},
                         {"limits", std::move(limits)},
                         {"protectedNames", std::move(names)},

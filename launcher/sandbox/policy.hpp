@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "base/unix_sockets.hpp"
+#include "launcher/network/network_rules.hpp"
 #include "launcher/sandbox/credential_stores.hpp"
 #include "launcher/sandbox/protected_names.hpp"
 #include "settings/merge.hpp"
@@ -35,7 +36,10 @@ namespace holdfast::sandbox {
 // Tie order: when two entries name the same path, deny beats write beats
 // read. The enumerator values encode that order (higher wins).
 enum class Access { read = 0, write = 1, deny = 2 };
-enum class Network { open, closed };
+// allow_list: a network namespace of its own whose only way out is the
+// launch's proxy, to the hosts Policy::network_rules lists
+// (launcher/network/network_rules.hpp).
+enum class Network { open, closed, allow_list };
 // Which AF_UNIX sockets (base/unix_sockets.hpp). Not set: pairs with the
 // network closed, allow with it open.
 using holdfast::unix_sockets_name;
@@ -91,6 +95,7 @@ struct Policy {
   // The value (canonical JSON and digest cover exactly these).
   std::vector<Entry> filesystem;  // sorted by key, keys unique
   Network network = Network::closed;
+  network::NetworkRules network_rules;  // Network::allow_list: its entries
   UnixSockets unix_sockets = UnixSockets::pairs;
   Limits limits;
   // Names read-only in every writable directory, and the credential stores
@@ -133,10 +138,14 @@ std::optional<std::string> normalize_entry_key(std::string_view written, std::st
 // The key as text that is safe to print: control characters as \xNN.
 std::string printable_key(std::string_view written);
 
-// {"filesystem": {KEY: ACCESS...}, "network": ..., "unixSockets": ...,
+// {"filesystem": {KEY: ACCESS...}, "network": "open" | "closed" |
+//  {"allow": [ENTRY...], "deny": [ENTRY...]}, "unixSockets": ...,
 //  "limits": {"tmpfsMiB": N, ...}, "protectedNames": [NAME...],
 //  "credentialStores": {NAME: [PATH...]}}
 nlohmann::json canonical_json(const Policy& policy);
+// The "network" member of canonical_json: a name, or the allow-list's
+// entries as written.
+nlohmann::json network_json(const Policy& policy);
 // Compact dump with sorted keys; equal policies give equal bytes.
 std::string canonical_text(const Policy& policy);
 // "sha256:" + hex of canonical_text.

@@ -7,6 +7,7 @@ namespace holdfast::sandbox {
 ResolvedPolicy resolve_policy(const Policy& policy, const HostFacts& facts) {
   ResolvedPolicy resolved;
   resolved.limits = policy.limits;
+  resolved.stub_resolv_conf = policy.network == Network::allow_list;
   check_workspace_admission(facts, resolved.refusals);
   if (!workspace_holds_rules(facts)) return resolved;  // refused just now
   try {

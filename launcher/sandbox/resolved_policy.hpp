@@ -27,6 +27,9 @@ struct ResolvedPolicy {
   // The same, one per path with ties decided: what the mounts implement.
   std::map<std::string, Rule> by_path;
   Limits limits;
+  // A network allow-list puts the launch's resolv.conf over the host's
+  // (network_inside.hpp): a mount of its own in the plan.
+  bool stub_resolv_conf = false;
   // Why the launch may not start; empty: it may.
   std::vector<Refusal> refusals;
 

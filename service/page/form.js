@@ -58,6 +58,57 @@ export function showFilesystemForm() {
 
 const lines = (text) => text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
 
+const NETWORK_KEY = 'tools.executionSandbox.network';
+// The allow-list's two lists: the key each is saved at and its textarea.
+const NETWORK_LISTS = [['allow', 'network-allow'], ['deny', 'network-deny']];
+
+const isListObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+// The allow-list's textareas are shown only with "allow-list" chosen.
+export function showNetworkRules() {
+  $('network-rules').hidden = $('network').value !== 'allow-list';
+}
+
+// The network as the form holds it: "open", "closed", an allow-list object
+// ({allow, deny}; an empty list is left out unless the file had it, and an
+// allow-list with neither is {allow: []}), or undefined when not set here.
+function readNetwork() {
+  const choice = $('network').value;
+  if (choice === '') return undefined;
+  if (choice !== 'allow-list') return choice;
+  const value = {};
+  for (const [list, id] of NETWORK_LISTS) {
+    const entries = lines($(id).value);
+    if (entries.length || $(id).dataset.emptyList === 'yes') value[list] = entries;
+  }
+  // An allow-list that allows nothing still says so.
+  if (!Object.keys(value).length) value.allow = [];
+  return value;
+}
+
+function fillNetwork(value) {
+  const rules = isListObject(value) ? value : {};
+  $('network').value = isListObject(value) ? 'allow-list' : value === undefined ? '' : String(value);
+  for (const [list, id] of NETWORK_LISTS) {
+    const entries = rules[list];
+    $(id).value = Array.isArray(entries) ? entries.join('\n') : '';
+    $(id).dataset.emptyList = Array.isArray(entries) && entries.length === 0 ? 'yes' : 'no';
+  }
+  showNetworkRules();
+}
+
+// Which line of an allow-list textarea holds entry N (0-based) of its
+// list: the Nth non-empty line, counted as the operator sees them.
+function lineOfEntry(textarea, n) {
+  let seen = -1;
+  const all = textarea.value.split('\n');
+  for (let i = 0; i < all.length; i++) {
+    if (all[i].trim() !== '') seen += 1;
+    if (seen === n) return { line: i + 1, text: all[i].trim() };
+  }
+  return { line: n + 1, text: null };
+}
+
 // Puts `document` (one scope's, as read) into the form.
 export function fillForm(document) {
   const doc = withoutRevision(document);
@@ -77,7 +128,9 @@ export function fillForm(document) {
   for (const [key, id] of Object.entries(formField)) {
     const value = getPath(doc, key.split('.'));
     const field = $(id);
-    if (field.tagName === 'TEXTAREA') {
+    if (key === NETWORK_KEY) {
+      fillNetwork(value);
+    } else if (field.tagName === 'TEXTAREA') {
       field.value = Array.isArray(value) ? value.join('\n') : '';
       // An empty list in the file stays one when the field is left empty.
       field.dataset.emptyList = Array.isArray(value) && value.length === 0 ? 'yes' : 'no';
@@ -110,7 +163,10 @@ export function readForm(schema) {
   }
   for (const [key, id] of Object.entries(formField)) {
     const field = $(id);
-    if (field.tagName === 'TEXTAREA') {
+    if (key === NETWORK_KEY) {
+      const network = readNetwork();
+      if (network !== undefined) form[key] = network;
+    } else if (field.tagName === 'TEXTAREA') {
       const rules = lines(field.value);
       if (rules.length || field.dataset.emptyList === 'yes') form[key] = rules;
     } else if (field.value !== '') {
@@ -134,13 +190,35 @@ export function readForm(schema) {
   delete rest.$revision;
   const document = composeDocument(rest, form);
   if (schema && !problems.some((p) => p.field === $('raw'))) {
-    for (const p of schemaProblems(schema, document)) problems.push({ field: fieldForKey(p.key), message: `${p.key}: ${p.message}` });
+    for (const p of schemaProblems(schema, document)) problems.push(problemAt(p.key, p.message));
   }
   return { document, problems };
 }
 
+// A problem the schema or the service found at `key` (dotted), as the
+// form shows it: at its control, an allow-list entry with its line.
+export function problemAt(key, message) {
+  for (const [list, id] of NETWORK_LISTS) {
+    // "...network.allow.1" (the schema's key path) or "...network.allow[1]".
+    const prefix = `${NETWORK_KEY}.${list}`;
+    const index = key.startsWith(prefix) ? /^(?:\.(\d+)|\[(\d+)\])$/.exec(key.slice(prefix.length)) : null;
+    const n = index ? Number(index[1] ?? index[2]) : NaN;
+    if (Number.isInteger(n) && $('network').value === 'allow-list') {
+      const { line, text } = lineOfEntry($(id), n);
+      const label = list === 'allow' ? 'Allowed hosts' : 'Denied hosts';
+      return { field: $(id), message: `${label}, line ${line}${text === null ? '' : ` (${text})`}: ${message} [${key}]` };
+    }
+  }
+  return { field: fieldForKey(key), message: key ? `${key}: ${message}` : message };
+}
+
 // The control a problem at `key` (dotted) belongs to.
 export function fieldForKey(key) {
+  if ($('network').value === 'allow-list') {
+    for (const [list, id] of NETWORK_LISTS) {
+      if (key === `${NETWORK_KEY}.${list}` || key.startsWith(`${NETWORK_KEY}.${list}.`)) return $(id);
+    }
+  }
   const fsKey = 'tools.executionSandbox.filesystem';
   if (key === fsKey) return $('fs-form').value === 'simple' ? $('fs-simple') : $('fs-form');
   if (key.startsWith(`${fsKey}.`)) {
@@ -167,6 +245,14 @@ export function errorNodeFor(field) {
   return node;
 }
 
+// A field's aria-describedby: its error, and the hint it always has
+// (data-hint) if any.
+function describeBy(field, errorId) {
+  const ids = [errorId, field.dataset.hint].filter(Boolean);
+  if (ids.length) field.setAttribute('aria-describedby', ids.join(' '));
+  else field.removeAttribute('aria-describedby');
+}
+
 export function showProblems(problems) {
   clearErrors();
   for (const { field, message } of problems) {
@@ -174,7 +260,7 @@ export function showProblems(problems) {
     node.hidden = false;
     node.append(el('span', { className: 'problem' }, message));
     field.setAttribute('aria-invalid', 'true');
-    if (field.tagName !== 'BUTTON') field.setAttribute('aria-describedby', node.id);
+    if (field.tagName !== 'BUTTON') describeBy(field, node.id);
   }
 }
 
@@ -185,7 +271,7 @@ export function clearErrors() {
   }
   for (const field of document.querySelectorAll('[aria-invalid]')) {
     field.removeAttribute('aria-invalid');
-    field.removeAttribute('aria-describedby');
+    describeBy(field, null);
   }
 }
 
@@ -194,7 +280,7 @@ export function setFieldError(field, message) {
   node.textContent = message;
   node.hidden = false;
   field.setAttribute('aria-invalid', 'true');
-  field.setAttribute('aria-describedby', node.id);
+  describeBy(field, node.id);
 }
 
 export function clearFieldError(field) {
@@ -202,7 +288,7 @@ export function clearFieldError(field) {
   node.replaceChildren();
   node.hidden = true;
   field.removeAttribute('aria-invalid');
-  field.removeAttribute('aria-describedby');
+  describeBy(field, null);
 }
 
 // What Unix sockets come to when this scope's form leaves unixSockets
@@ -219,7 +305,9 @@ export function showUnixSocketsDefault() {
     ? 'Not set here: with the network open, Unix sockets default to allow, so a command can reach every host Unix socket the filesystem shows (D-Bus, ssh-agent, container runtimes). Choose pairs or deny to keep them closed.'
     : network === 'closed'
       ? 'Not set here: with the network closed, Unix sockets default to pairs (connected pairs only, no host socket).'
-      : 'Not set here: the default follows the network in effect (pairs when it is closed, allow when it is open).';
-  note.dataset.default = network === 'open' ? 'allow' : network === 'closed' ? 'pairs' : 'follows';
+      : network === 'allow-list'
+        ? 'Not set here: with an allow-list, Unix sockets default to pairs (connected pairs only, no host socket), as with the network closed.'
+        : 'Not set here: the default follows the network in effect (pairs when it is closed or an allow-list, allow when it is open).';
+  note.dataset.default = network === 'open' ? 'allow' : network === 'closed' || network === 'allow-list' ? 'pairs' : 'follows';
   note.hidden = false;
 }

@@ -5,14 +5,15 @@
 import { API, call, query } from './api.js';
 import { $, el, fill } from './dom.js';
 import {
-  clearErrors, clearFieldError, fieldForKey, fillForm, readForm, setFieldError, showFilesystemForm,
-  showProblems, showUnixSocketsDefault, splitRow, whenRowsChange,
+  clearErrors, clearFieldError, fillForm, problemAt, readForm, setFieldError, showFilesystemForm,
+  showNetworkRules, showProblems, showUnixSocketsDefault, splitRow, whenRowsChange,
 } from './form.js';
 import { followEvents } from './live.js';
 import { applyMineOnTheirs, sameDocument, threeWay, withoutRevision } from './model.js';
 import { obtainSession } from './session.js';
 import {
-  diagnosticItem, renderConflict, renderHistory, renderLaunches, renderSandbox, renderSettings,
+  diagnosticItem, renderConflict, renderExplainNetwork, renderHistory, renderLaunches, renderSandbox,
+  renderSettings,
 } from './views.js';
 
 const SCOPES = ['user', 'workspace', 'system-defaults', 'system'];
@@ -201,7 +202,7 @@ async function save(revision) {
       showConflict(body, document);
     } else if (status === 422 && body.diagnostics) {
       showProblems(body.diagnostics.filter((d) => d.severity === 'error')
-        .map((d) => ({ field: fieldForKey(d.key || ''), message: `${d.key}: ${d.message}` })));
+        .map((d) => problemAt(d.key || '', d.message)));
       announce(`Not saved: ${body.message}`, 'error');
     } else {
       announce(`Not saved: ${body.message}`, 'error');
@@ -320,11 +321,13 @@ async function explain() {
   if (status !== 200) {
     setFieldError(field, body.message);
     output.hidden = true;
+    $('explain-network').hidden = true;
     announce(`Cannot explain: ${body.message}`, 'error');
     return;
   }
   output.textContent = body.text;
   output.hidden = false;
+  renderExplainNetwork(body.policy);
   announce(`Explained a launch in ${workspace}: policy ${body.policy.digest}.`);
 }
 
@@ -369,6 +372,7 @@ function wire() {
     }
     showFilesystemForm();
   });
+  $('network').addEventListener('change', showNetworkRules);
   $('split-add').addEventListener('click', () => {
     const row = splitRow();
     $('split-table').tBodies[0].append(row);

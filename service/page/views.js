@@ -55,6 +55,45 @@ const ACCESS_MEANS = {
   deny: 'cannot see',
 };
 
+const NETWORK_MEANS = {
+  closed: 'closed: no network at all (an empty network namespace)',
+  open: 'open: the host\'s network',
+  'allow-list': 'allow-list: a network namespace of its own; the only way out is the launch\'s proxy, to the hosts listed (deny beats allow)',
+};
+
+// A policy's allow-list entries, allowed first: [{list, entry, port,
+// private, origin}] (none unless the network is an allow-list).
+export function networkRuleList(policy) {
+  const rules = policy.networkRules;
+  if (policy.network !== 'allow-list' || !rules) return [];
+  return ['allow', 'deny'].flatMap((list) => (rules[list] || []).map((rule) => ({
+    list, entry: rule.entry, port: rule.port, private: rule.private, origin: rule.origin || policy.networkOrigin,
+  })));
+}
+
+// What one entry lets through (or keeps out).
+export function ruleMeaning(rule) {
+  const port = rule.port === null || rule.port === undefined ? 'every port' : `port ${rule.port}`;
+  const verb = rule.list === 'allow' ? 'allowed' : 'denied';
+  return `${verb}, ${port}${rule.private ? '; may resolve to private ranges' : ''}`;
+}
+
+// GET /api/v1/explain: the allow-list of the launch explained, entry by
+// entry (hidden when the network is open or closed).
+export function renderExplainNetwork(policy) {
+  const rules = networkRuleList(policy);
+  $('explain-network').hidden = policy.network !== 'allow-list';
+  $('explain-network-text').textContent = policy.network === 'allow-list'
+    ? `Network: ${NETWORK_MEANS['allow-list']}. From the ${policy.networkOrigin} scope; ${rules.length ? `${rules.length} entr${rules.length === 1 ? 'y' : 'ies'}` : 'no entry, so nothing gets out'}.`
+    : '';
+  fill($('explain-network-table').tBodies[0], rules.map((rule) => el('tr', { 'data-list': rule.list },
+    th('Entry', { className: 'path' }, rule.entry),
+    td('List', {}, rule.list),
+    td('Port', {}, rule.port === null || rule.port === undefined ? 'every port' : String(rule.port)),
+    td('Private ranges', {}, rule.list === 'deny' ? '—' : rule.private ? 'yes: may resolve to them' : 'no: public addresses only'),
+    td('From', {}, rule.origin))));
+}
+
 // GET /api/v1/sandbox: what a command may read, write and reach, each part
 // with where it came from. `failure` is the service's refusal instead.
 export function renderSandbox(answer, failure) {
@@ -69,9 +108,13 @@ export function renderSandbox(answer, failure) {
     th('Part', { className: 'path' }, entry.written),
     td('Value', {}, `${entry.access}: ${ACCESS_MEANS[entry.access] || entry.access}`),
     td('From', {}, entry.origin)));
-  rows.push(el('tr', {}, th('Part', {}, 'network'),
-    td('Value', {}, p.network === 'closed' ? 'closed: no network at all (an empty network namespace)' : 'open: the host\'s network'),
-    td('From', {}, p.networkOrigin)));
+  rows.push(el('tr', { id: 'sandbox-network' }, th('Part', {}, 'network'),
+    td('Value', {}, NETWORK_MEANS[p.network] || p.network), td('From', {}, p.networkOrigin)));
+  for (const rule of networkRuleList(p)) {
+    rows.push(el('tr', { className: 'network-rule', 'data-list': rule.list },
+      th('Part', { className: 'path' }, `network.${rule.list}: ${rule.entry}`),
+      td('Value', {}, ruleMeaning(rule)), td('From', {}, rule.origin)));
+  }
   rows.push(el('tr', { id: 'sandbox-unix-sockets' }, th('Part', {}, 'unixSockets'),
     td('Value', {}, `${p.unixSockets}: ${p.unixSocketsReach}`), td('From', {}, p.unixSocketsOrigin)));
   rows.push(el('tr', {}, th('Part', {}, 'limits'), td('Value', {}, p.limitsText), td('From', {}, p.limitsOrigin)));
@@ -123,15 +166,96 @@ export function renderConflict(rows) {
     : el('tr', {}, el('td', { colSpan: 5 }, 'No value differs (the file was saved again unchanged).')));
 }
 
+// The launches whose connections are shown, by launch (kept across a
+// refresh of the table).
+const openConnections = new Set();
+
+const launchId = (r) => `${r.time_unix_ms}-${r.pid}`;
+const orDash = (v) => (v === undefined || v === null || v === '' ? '—' : valueText(v));
+const hostPort = (c) => `${String(c.host).includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
+
+function timeText(time) {
+  const date = new Date(time);
+  return Number.isNaN(date.getTime()) ? orDash(time) : date.toLocaleString();
+}
+
+// One attempt of a launch to get out, as its audit line has it. A refused
+// one says so in words (not only by its colour).
+function connectionRow(c) {
+  const refused = c.allowed !== true;
+  return el('tr', { className: refused ? 'refused' : 'allowed', 'data-verdict': refused ? 'refused' : 'allowed' },
+    td('Time', {}, timeText(c.time)),
+    td('Protocol', {}, orDash(c.protocol)),
+    th('Host:port', { className: 'path' }, hostPort(c)),
+    td('SNI', { className: 'path' }, orDash(c.sni)),
+    td('Address', { className: 'path' }, orDash(c.address)),
+    td('Verdict', {}, refused ? el('strong', {}, 'refused') : 'allowed'),
+    td('Reason', {}, orDash(c.reason)),
+    td('Rule', { className: 'path' }, c.rule ? `${c.rule}${c.origin ? ` (${c.origin})` : ''}` : '—'));
+}
+
+// The table of a launch's connections, in a row of its own under it.
+function connectionsRow(r, rowId, columns) {
+  const n = r.network;
+  const connections = Array.isArray(n.connections) ? n.connections : null;
+  const total = (n.allowed || 0) + (n.refused || 0);
+  let note;
+  if (!connections) note = `The audit log ${orDash(n.audit)} cannot be read here (only logs in the state directory's network/ are shown).`;
+  else if (connections.length < total) note = `The first ${connections.length} of ${total} attempts; the audit log ${n.audit} has them all.`;
+  else note = `Every attempt to get out, from the audit log ${n.audit}.`;
+  const when = r.time_unix_ms ? new Date(r.time_unix_ms).toLocaleString() : '?';
+  const table = connections && connections.length
+    ? el('div', { className: 'table-wrap' }, el('table', { className: 'stack connections' },
+      el('caption', {}, `Connections of the launch at ${when}`),
+      el('thead', {}, el('tr', {}, ['Time', 'Protocol', 'Host:port', 'SNI', 'Address', 'Verdict', 'Reason', 'Rule']
+        .map((name) => el('th', { scope: 'col' }, name)))),
+      el('tbody', {}, connections.map(connectionRow))))
+    : null;
+  const cell = el('td', { colSpan: columns, className: 'connections-cell' }, el('p', { className: 'hint' }, note), table);
+  return el('tr', { id: rowId, className: 'connections-row', hidden: !openConnections.has(launchId(r)) }, cell);
+}
+
+// The Network cell of a launch: closed, open, or what its allow-list let
+// through and refused, with a button that shows its connections.
+function networkCell(r, rowId, when) {
+  const n = r.network;
+  if (!n || typeof n !== 'object') return td('Network', {}, '—');
+  if (typeof n.policy === 'string') return td('Network', {}, n.policy);
+  const counts = `allow-list: ${n.allowed || 0} allowed, ${n.refused || 0} refused`;
+  const open = openConnections.has(launchId(r));
+  const button = el('button', {
+    type: 'button', className: 'connections-toggle', 'aria-expanded': open ? 'true' : 'false', 'aria-controls': rowId,
+  }, el('span', {}, open ? 'Hide connections' : 'Show connections'),
+  el('span', { className: 'visually-hidden' }, ` of the launch at ${when}`));
+  button.addEventListener('click', () => {
+    const row = document.getElementById(rowId);
+    const show = row.hidden;
+    row.hidden = !show;
+    if (show) openConnections.add(launchId(r));
+    else openConnections.delete(launchId(r));
+    button.setAttribute('aria-expanded', show ? 'true' : 'false');
+    button.firstChild.textContent = show ? 'Hide connections' : 'Show connections';
+  });
+  return td('Network', {}, el('span', { className: 'network-counts' }, counts), ' ', button);
+}
+
 export function renderLaunches(body) {
   const records = [...body.records].reverse();
   $('launches-info').textContent = body.path
     ? `${records.length ? records.length : 'No'} record${records.length === 1 ? '' : 's'} from ${body.path}${body.skipped ? ` (${body.skipped} unreadable lines skipped)` : ''}.`
     : 'No state directory, so no launch records.';
-  fill($('launches-table').tBodies[0], records.map((r) => el('tr', {},
-    td('Time', {}, r.time_unix_ms ? new Date(r.time_unix_ms).toLocaleString() : '?'),
-    td('Command', { className: 'value' }, Array.isArray(r.command) ? r.command.join(' ') : valueText(r.command)),
-    td('Workspace', { className: 'path' }, valueText(r.workspace)),
-    td('Exit', {}, valueText(r.exit_status)),
-    td('Policy', { className: 'path' }, valueText(r.policy_digest)))));
+  const columns = $('launches-table').tHead.rows[0].cells.length;
+  fill($('launches-table').tBodies[0], records.flatMap((r, i) => {
+    const rowId = `launch-connections-${i}`;
+    const allowList = r.network && typeof r.network === 'object' && r.network.policy && typeof r.network.policy === 'object';
+    const when = r.time_unix_ms ? new Date(r.time_unix_ms).toLocaleString() : '?';
+    const row = el('tr', { className: 'launch' },
+      td('Time', {}, when),
+      td('Command', { className: 'value' }, Array.isArray(r.command) ? r.command.join(' ') : valueText(r.command)),
+      td('Workspace', { className: 'path' }, valueText(r.workspace)),
+      td('Exit', {}, valueText(r.exit_status)),
+      networkCell(r, rowId, when),
+      td('Policy', { className: 'path' }, valueText(r.policy_digest)));
+    return allowList ? [row, connectionsRow(r, rowId, columns)] : [row];
+  }));
 }

@@ -469,6 +469,153 @@ class PageTest(unittest.TestCase):
                   "sandbox view updated")
         self.assertIn("allow", self.text("sandbox-unix-sockets"))
 
+    # ---- the network allow-list -------------------------------------------------
+
+    def api(self, path):
+        """GET `path` of the API from the page, with the page's session:
+        (status, body)."""
+        return tuple(self.browser.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0], {cache: 'no-store', credentials: 'omit',
+                                 headers: {Authorization: `Bearer ${sessionStorage.getItem('holdfast.session')}`}})
+              .then((r) => r.json().then((body) => done([r.status, body])))
+              .catch((e) => done([0, String(e)]));""", path))
+
+    def test_allow_list_saved_through_form(self):
+        self.service.cli("settings", "set", "tools.executionSandbox.network", '"closed"')
+        self.open_page()
+        self.assertFalse(self.by_id("network-allow").is_displayed())
+        self.select("network", "allow-list")
+        self.wait(lambda: self.by_id("network-allow").is_displayed(), "the allow-list fields shown")
+        for field in ("network-allow", "network-deny"):
+            self.assertTrue(self.by_id(field).accessible_name.strip(), field)
+        self.assertIn("**.npmjs.org", self.text("network-rules-hint"))
+        # Unix sockets left unset: an allow-list keeps them as closed does.
+        self.assertEqual(self.by_id("unix-sockets-default").get_attribute("data-default"), "pairs")
+        self.by_id("network-allow").send_keys("  github.com \n\n**.npmjs.org\npypi.org\napi.example.com:8443\n")
+        self.by_id("network-deny").send_keys("gist.github.com\n")
+        self.by_id("save").click()
+        self.wait(lambda: "Saved" in self.status_text(), "saved")
+        expected = {"allow": ["github.com", "**.npmjs.org", "pypi.org", "api.example.com:8443"],
+                    "deny": ["gist.github.com"]}
+        status, scope = self.api("/api/v1/scopes/user")
+        self.assertEqual(status, 200, scope)
+        self.assertEqual(scope["document"]["tools"]["executionSandbox"]["network"], expected)
+        self.assertEqual(self.service.read_user_file()["tools"]["executionSandbox"]["network"], expected)
+        # The effective sandbox says what an allow-list is, and lists each
+        # entry with its port and the scope that wrote it.
+        self.wait(lambda: "allow-list: a network namespace of its own" in self.text("sandbox-network"),
+                  "the sandbox view shows the allow-list")
+        rules = self.read(lambda: [row.text for row in self.browser.find_elements("css selector", "#sandbox-table tr.network-rule")])
+        self.assertIn("network.allow: api.example.com:8443 allowed, port 8443 user", rules)
+        self.assertIn("network.allow: github.com allowed, port 443 user", rules)
+        self.assertIn("network.deny: gist.github.com denied, every port user", rules)
+        # Loaded again, the form holds the value as saved (and an empty deny
+        # list, saved, is left out).
+        self.browser.refresh()
+        self.wait_ready()
+        self.assertEqual(self.by_id("network").get_attribute("value"), "allow-list")
+        self.assertEqual(self.by_id("network-allow").get_attribute("value"), "\n".join(expected["allow"]))
+        self.assertEqual(self.by_id("network-deny").get_attribute("value"), "gist.github.com")
+        self.assertEqual(self.by_id("edit-form").get_attribute("data-dirty"), "no")
+        self.by_id("network-deny").clear()
+        self.by_id("save").click()
+        self.wait(lambda: self.service.read_user_file()["$revision"] == scope["revision"] + 1, "saved again")
+        self.assertEqual(self.service.read_user_file()["tools"]["executionSandbox"]["network"],
+                         {"allow": expected["allow"]})
+        # Back to closed: the plain string again, the lists out of sight.
+        self.select("network", "closed")
+        self.assertFalse(self.by_id("network-allow").is_displayed())
+        self.by_id("save").click()
+        self.wait(lambda: self.service.read_user_file()["$revision"] == scope["revision"] + 2, "closed saved")
+        self.assertEqual(self.service.read_user_file()["tools"]["executionSandbox"]["network"], "closed")
+
+    def test_allow_list_bad_entry_shown_at_its_line(self):
+        self.open_page()
+        self.select("network", "allow-list")
+        allow = self.by_id("network-allow")
+        allow.send_keys("github.com\n*.com")
+        self.by_id("save").click()
+        self.wait(lambda: "Not saved" in self.status_text(), "the save refused")
+        self.wait(lambda: allow.get_attribute("aria-invalid") == "true", "the allow-list marked invalid")
+        error = self.text("network-allow-error")
+        self.assertIn("line 2", error)
+        self.assertIn("*.com", error)
+        self.assertIn("tools.executionSandbox.network.allow.1", error)
+        # The error is what the field is described by (with its hint).
+        self.assertIn("network-allow-error", allow.get_attribute("aria-describedby").split())
+        self.assertIsNone(self.by_id("network-deny").get_attribute("aria-invalid"))
+        self.assertFalse(os.path.exists(self.service.user_file))
+
+    def test_explain_lists_the_allow_list(self):
+        self.service.cli("settings", "set", "tools.executionSandbox.network", json.dumps(
+            {"allow": ["github.com", "private:git.corp.example:22"], "deny": ["gist.github.com"]}))
+        # A launch (explained too) needs a state directory only its owner reads.
+        os.chmod(self.service.env["HOLDFAST_STATE_DIR"], 0o700)
+        workspace = os.path.join(self.service.dir, "home", "project")
+        os.makedirs(workspace)
+        self.open_page()
+        self.by_id("explain-workspace").send_keys(workspace)
+        self.browser.find_element("css selector", "#explain-form button").click()
+        self.wait(lambda: self.by_id("explain-network").is_displayed(), "the allow-list explained")
+        self.assertIn("a network namespace of its own; the only way out is the launch's proxy, to the hosts listed",
+                      self.text("explain-network-text"))
+        rows = self.read(lambda: [[c.text for c in r.find_elements("css selector", "th, td")]
+                                  for r in self.by_id("explain-network-table").find_elements("css selector", "tbody tr")])
+        self.assertEqual(rows, [
+            ["github.com", "allow", "443", "no: public addresses only", "user"],
+            ["private:git.corp.example:22", "allow", "22", "yes: may resolve to them", "user"],
+            ["gist.github.com", "deny", "every port", "—", "user"],
+        ])
+
+    def test_launch_connections_shown(self):
+        state = self.service.env["HOLDFAST_STATE_DIR"]
+        os.makedirs(os.path.join(state, "network"), mode=0o700)
+        audit = os.path.join(state, "network", "1764680000000-4242-0.jsonl")
+        connections = [
+            {"time": "2025-12-02T12:53:21.000Z", "protocol": "connect", "host": "github.com", "port": 443,
+             "sni": "github.com", "address": "140.82.121.4", "allowed": True, "reason": "",
+             "rule": "github.com", "origin": "user", "bytesOut": 517, "bytesIn": 4096, "durationMs": 80},
+            {"time": "2025-12-02T12:53:22.000Z", "protocol": "http", "host": "evil.example", "port": 80,
+             "allowed": False, "reason": "evil.example:80 is not on the allow-list", "rule": "",
+             "origin": "", "bytesOut": 0, "bytesIn": 0, "durationMs": 1},
+        ]
+        with open(audit, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(c) + "\n" for c in connections)
+        base = {"pid": 4242, "workspace": "/srv/project", "exit_status": 0,
+                "policy_digest": "sha256:0123"}
+        records = [
+            dict(base, time_unix_ms=1764680000000, command=["curl", "https://github.com"],
+                 network={"policy": {"allow": ["github.com"], "deny": []}, "audit": audit,
+                          "allowed": 1, "refused": 1}),
+            dict(base, time_unix_ms=1764680100000, command=["make"], network={"policy": "closed"}),
+        ]
+        with open(os.path.join(state, "launches.jsonl"), "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in records)
+        self.open_page()
+        # Newest first: the closed launch, then the allow-list one.
+        launches = self.read(lambda: self.browser.find_elements("css selector", "#launches-table > tbody > tr.launch"))
+        self.assertEqual(len(launches), 2)
+        self.assertIn("closed", launches[0].find_elements("css selector", "td")[4].text)
+        network = launches[1].find_elements("css selector", "td")[4]
+        self.assertIn("allow-list: 1 allowed, 1 refused", network.text)
+        toggle = network.find_element("css selector", "button")
+        self.assertEqual(toggle.get_attribute("aria-expanded"), "false")
+        rows = "#launches-table tr.connections-row table.connections tbody tr"
+        self.assertFalse(any(r.is_displayed() for r in self.browser.find_elements("css selector", rows)))
+        toggle.click()
+        self.wait(lambda: toggle.get_attribute("aria-expanded") == "true", "the connections shown")
+        shown = self.read(lambda: [[c.text for c in r.find_elements("css selector", "th, td")]
+                                   for r in self.browser.find_elements("css selector", rows) if r.is_displayed()])
+        self.assertEqual(len(shown), 2, shown)
+        allowed, refused = shown
+        self.assertEqual(allowed[1:], ["connect", "github.com:443", "github.com", "140.82.121.4", "allowed",
+                                       "—", "github.com (user)"])
+        # Refused, in words: its verdict and the reason it was refused.
+        self.assertEqual(refused[1:], ["http", "evil.example:80", "—", "—", "refused",
+                                       "evil.example:80 is not on the allow-list", "—"])
+        self.assertIn(audit, self.text("launches-table"))
+
     # ---- history and a way back ------------------------------------------------
 
     def test_history_of_saves_and_a_way_back(self):

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/doctor/network_canary.hpp"
 #include "launcher/run/bubblewrap.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/process.hpp"
@@ -216,6 +217,17 @@ TEST_F(DoctorTest, JsonOutputCarriesEveryCheck) {
                                "landlock", "settings:user", "settings:snapshot"}) {
     EXPECT_NE(std::find(checks.begin(), checks.end(), expected), checks.end()) << expected;
   }
+}
+
+// The canary asks the real proxy for one connection its list allows and
+// one it does not: a proxy that let everything through, or refused
+// everything, or wrote no audit line, fails here.
+TEST(NetworkCanary, TheRealProxyAllowsTheListedAndRefusesTheRest) {
+  const CanaryResult canary = run_network_canary();
+  ASSERT_TRUE(canary.ran) << canary.why;
+  EXPECT_TRUE(canary.allowed_passed) << canary.why;
+  EXPECT_TRUE(canary.refused_refused) << canary.why;
+  EXPECT_EQ(canary.audit_lines, 2) << canary.why;
 }
 
 }  // namespace

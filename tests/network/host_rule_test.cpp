@@ -181,5 +181,22 @@ TEST(HostRule, AddressDecisionsReadOnlyAddressEntries) {
             HostVerdict::not_listed);
 }
 
+TEST(HostRule, AnyPortDecisionsServeTheDnsStub) {
+  const std::vector<HostRule> allows{allow("**.example.com"), allow("api.corp.example:8443"),
+                                     allow("ip:203.0.113.7")};
+  const std::vector<HostRule> denies{deny("bad.example.com"), deny("ssh.example.com:22")};
+  // An allow entry on any port lets the name be resolved.
+  const HostDecision api = decide_name_any_port(allows, denies, "api.corp.example");
+  EXPECT_EQ(api.verdict, HostVerdict::allowed);
+  EXPECT_EQ(api.rule->text, "api.corp.example:8443");
+  // A deny entry without a port denies the name outright ...
+  const HostDecision bad = decide_name_any_port(allows, denies, "bad.example.com");
+  EXPECT_EQ(bad.verdict, HostVerdict::denied);
+  EXPECT_EQ(bad.rule->text, "bad.example.com");
+  // ... one with a port leaves the name's other ports reachable.
+  EXPECT_EQ(decide_name_any_port(allows, denies, "ssh.example.com").verdict, HostVerdict::allowed);
+  EXPECT_EQ(decide_name_any_port(allows, denies, "other.org").verdict, HostVerdict::not_listed);
+}
+
 }  // namespace host_rule_test
 }  // namespace holdfast::network

@@ -730,5 +730,47 @@ TEST(BwrapArgs, StateDirectoryUnderAWritableHomeIsReadOnly) {
                                       "/home/u/.local/state/holdfast"}));
 }
 
+TEST(BwrapArgs, NetworkAllowListGetsItsOwnNamespaceTheProxyAndTheStub) {
+  auto host = code_host();
+  host.facts().holdfast_executable = "/usr/bin/holdfast";
+  Policy p = split({{":root", Access::read}, {":workspace", Access::write}}, Network::allow_list);
+  BuildOptions options = kOptions;
+  options.resolv_conf_fd = 7;
+  const Args args = build_bwrap_args(p, host.facts(), {"sh"}, options);
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--unshare-net"), 1);
+  const auto setenv = [&](const std::string& name) -> std::string {
+    for (std::size_t i = 0; i + 2 < args.size(); ++i) {
+      if (args[i] == "--setenv" && args[i + 1] == name) return args[i + 2];
+    }
+    return "(unset)";
+  };
+  EXPECT_EQ(setenv("HTTPS_PROXY"), "http://127.0.0.1:3128");
+  EXPECT_EQ(setenv("http_proxy"), "http://127.0.0.1:3128");
+  EXPECT_EQ(setenv("ALL_PROXY"), "socks5h://127.0.0.1:3128");
+  EXPECT_EQ(setenv("GRPC_PROXY"), "http://127.0.0.1:3128");
+  EXPECT_EQ(setenv("NO_PROXY"), "");
+  EXPECT_EQ(setenv("GIT_SSH_COMMAND"),
+            "ssh -o 'ProxyCommand='\\''/usr/bin/holdfast'\\'' net-connect %h %p'");
+  // The stub's resolv.conf goes over the host's, after every bind (of /
+  // and so of /etc among them).
+  const auto data = std::find(args.begin(), args.end(), "--ro-bind-data");
+  ASSERT_NE(data, args.end());
+  ASSERT_LT(data + 2, args.end());
+  EXPECT_EQ(*(data + 1), "7");
+  EXPECT_EQ(*(data + 2), "/etc/resolv.conf");
+  for (const char* bind : {"--bind", "--ro-bind"}) {
+    EXPECT_EQ(std::find(data, args.end(), bind), args.end()) << bind << " after the resolv.conf";
+  }
+  // Closed and open networks get none of it.
+  for (const Network other : {Network::closed, Network::open}) {
+    const Args plain =
+        build_bwrap_args(split({{":root", Access::read}}, other), host.facts(), {"sh"}, options);
+    EXPECT_EQ(std::count(plain.begin(), plain.end(), "--ro-bind-data"), 0);
+    EXPECT_EQ(std::count(plain.begin(), plain.end(), "HTTPS_PROXY"), 0);
+  }
+  p.network = Network::allow_list;
+  EXPECT_THROW(build_bwrap_args(p, host.facts(), {"sh"}, kOptions), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace holdfast::sandbox

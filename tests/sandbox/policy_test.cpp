@@ -270,5 +270,61 @@ TEST(Policy, ExpandKeyUsesTokenValues) {
   EXPECT_THROW(expand_key(Entry{":home", Access::read, "~", {}}, t), Refused);
 }
 
+TEST(Policy, NetworkAllowListKeepsEveryEntryAndItsScope) {
+  const Policy p = policy_from_settings(
+      effective_with({{"network",
+                       {{"allow", {"github.com", "**.npmjs.org", "api.example.com:8443"}},
+                        {"deny", {"gist.github.com"}}}}},
+                     Scope::system));
+  ASSERT_EQ(p.network, Network::allow_list);
+  EXPECT_EQ(p.network_origin, Scope::system);
+  ASSERT_EQ(p.network_rules.allow.size(), 3u);
+  ASSERT_EQ(p.network_rules.deny.size(), 1u);
+  EXPECT_EQ(p.network_rules.allow[2].text, "api.example.com:8443");
+  EXPECT_EQ(p.network_rules.allow[2].port, 8443);
+  EXPECT_EQ(p.network_rules.allow[0].origin, "system");
+  EXPECT_EQ(p.network_rules.deny[0].name, "gist.github.com");
+  // No host socket by default: the allow-list is not an open network.
+  EXPECT_EQ(p.unix_sockets, UnixSockets::pairs);
+  EXPECT_EQ(canonical_json(p)["network"],
+            nlohmann::json::parse(R"({"allow": ["github.com", "**.npmjs.org",
+                                  "api.example.com:8443"], "deny": ["gist.github.com"]})"));
+}
+
+TEST(Policy, NetworkAllowListEntriesChangeTheDigest) {
+  const auto digest = [](const nlohmann::json& network) {
+    return policy_digest(policy_from_settings(effective_with({{"network", network}})));
+  };
+  const std::string closed = digest("closed");
+  const std::string one = digest({{"allow", {"github.com"}}});
+  const std::string other = digest({{"allow", {"github.com:22"}}});
+  const std::string denied = digest({{"allow", {"github.com"}}, {"deny", {"gist.github.com"}}});
+  EXPECT_NE(closed, one);
+  EXPECT_NE(one, other);
+  EXPECT_NE(one, denied);
+  EXPECT_EQ(one, digest({{"allow", {"github.com"}}}));
+}
+
+TEST(Policy, BadNetworkAllowListIsRefusedWhereItIs) {
+  const std::vector<std::pair<nlohmann::json, std::string>> bad = {
+      {{{"allow", {"github.com", "*.com"}}}, "tools.executionSandbox.network.allow[1]"},
+      {{{"allow", {"*"}}}, "tools.executionSandbox.network.allow[0]"},
+      {{{"deny", {"2130706433"}}}, "tools.executionSandbox.network.deny[0]"},
+      {{{"allow", "github.com"}}, "tools.executionSandbox.network.allow"},
+      {{{"allowed", {"github.com"}}}, "tools.executionSandbox.network"},
+      {42, "tools.executionSandbox.network"},
+  };
+  for (const auto& [network, where] : bad) {
+    try {
+      policy_from_settings(effective_with({{"network", network}}));
+      ADD_FAILURE() << "accepted " << network.dump();
+    } catch (const Refused& r) {
+      ASSERT_EQ(r.refusals().size(), 1u) << network.dump();
+      EXPECT_EQ(r.refusals()[0].rule, "policy-malformed");
+      EXPECT_EQ(r.refusals()[0].path, where) << network.dump() << ": " << r.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace holdfast::sandbox

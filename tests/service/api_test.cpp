@@ -412,6 +412,36 @@ TEST_F(Api, LaunchesAreTheLastRecordsOfTheLog) {
   EXPECT_EQ(client.get("/api/v1/launches?limit=0")->status, 400);
 }
 
+// A launch with a network allow-list carries its connections, read from
+// the audit log its record names, but only from the state directory's
+// network/: a record pointing anywhere else gets none (records are text).
+TEST_F(Api, LaunchesCarryTheirConnectionsFromTheStateDirectoryOnly) {
+  const auto audit = service.state_dir() / "network" / "1-2-1.jsonl";
+  holdfast::testing::write_file(audit,
+                                "{\"host\": \"github.com\", \"allowed\": true}\n"
+                                "{\"host\": \"evil.example\", \"allowed\": false}\n");
+  const auto elsewhere = service.state_dir() / "elsewhere.jsonl";
+  holdfast::testing::write_file(elsewhere, "{\"host\": \"secret\"}\n");
+  const json ours = {{"n", 1}, {"network", {{"audit", audit.string()}}}};
+  const json theirs = {{"n", 2}, {"network", {{"audit", elsewhere.string()}}}};
+  const json dotted = {
+      {"n", 3},
+      {"network",
+       {{"audit", (service.state_dir() / "network" / ".." / "elsewhere.jsonl").string()}}}};
+  holdfast::testing::write_file(service.state_dir() / "launches.jsonl",
+                                ours.dump() + "\n" + theirs.dump() + "\n" + dotted.dump() + "\n");
+  const auto r = client.get("/api/v1/launches");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json records = body_of(r)["records"];
+  ASSERT_EQ(records.size(), 3u);
+  ASSERT_TRUE(records[0]["network"].contains("connections")) << records[0].dump();
+  EXPECT_EQ(records[0]["network"]["connections"].size(), 2u);
+  EXPECT_EQ(records[0]["network"]["connections"][1]["host"], "evil.example");
+  EXPECT_FALSE(records[1]["network"].contains("connections")) << records[1].dump();
+  EXPECT_FALSE(records[2]["network"].contains("connections")) << records[2].dump();
+}
+
 // The check route answers with the operator's rules, as `holdfast check`
 // does: a denied read is denied by its rule, an allowed command allowed by
 // its rule, and a fetch no rule covers is asked (the tool default). Each

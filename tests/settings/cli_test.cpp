@@ -219,6 +219,25 @@ TEST_F(Cli, RulesThatDoNotParseAreRefusedWhenSavedAndByValidate) {
       << validate.err;
 }
 
+// A network allow-list entry that no launch could use is refused where it
+// is saved, named by its place in the list; a good one is saved.
+TEST_F(Cli, NetworkAllowListEntriesAreCheckedWhenSaved) {
+  const auto bad = settings(
+      {"set", "tools.executionSandbox.network", R"j({"allow": ["github.com", "*.com"]})j"});
+  EXPECT_EQ(bad.exit_code, 4) << bad.err;
+  EXPECT_NE(bad.err.find("at tools.executionSandbox.network.allow.1: expected a host entry"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_FALSE(fs::exists(user_file()));
+  const auto unknown =
+      settings({"set", "tools.executionSandbox.network", R"j({"allowed": ["github.com"]})j"});
+  EXPECT_EQ(unknown.exit_code, 4) << unknown.err;
+  const auto good =
+      settings({"set", "tools.executionSandbox.network",
+                R"j({"allow": ["github.com", "**.npmjs.org:443"], "deny": ["gist.github.com"]})j"});
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+}
+
 TEST_F(Cli, ValidateCleanScopesExitsZeroAndReportsWarnings) {
   ASSERT_EQ(settings({"set", "--scope", "workspace", "permissions.allow", "[\"Bash\"]"}).exit_code,
             0);
