@@ -29,6 +29,14 @@ struct Forwarding {
   const HostRule* rule = nullptr;
   std::string address;
 
+  // A connection the proxy's stop cuts off (the command ended before the
+  // server's or the client's end reached the proxy) still reports the
+  // bytes it carried.
+  Forwarding() = default;
+  Forwarding(const Forwarding&) = delete;
+  Forwarding& operator=(const Forwarding&) = delete;
+  ~Forwarding() { end_entry(); }
+
   void end_entry() {
     if (!audit) return;
     audit->record.bytes_in = bytes_in - audit_in_start;

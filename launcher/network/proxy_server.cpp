@@ -160,6 +160,9 @@ std::vector<Address> host_addresses() {
   return addresses;
 }
 
+// How many due handlers the proxy still runs once it is told to stop.
+constexpr int kHandlersRunAfterStop = 4096;
+
 void serve_proxy(ProxySockets sockets, const ProxyConfig& config, int stop_fd) {
   using namespace proxy_server_parts;
   // Declared first so it outlives the loop: handlers destroyed with the
@@ -197,6 +200,20 @@ void serve_proxy(ProxySockets sockets, const ProxyConfig& config, int stop_fd) {
 
   const SigpipeBlocked sigpipe_blocked;
   io.run();
+  // The stop can be seen in the same wake-up as a write the command has
+  // already received: handlers that are due then (that write's count of
+  // bytes, a connection's last reads) run before the connections end, or
+  // their audit lines would miss bytes that did reach the command. New
+  // connections are no longer taken. The command is gone, so what is due
+  // ends without waiting for anyone; the bound stops a server that streams
+  // to a client still open (a caller of this function that is not a launch)
+  // from holding the stop.
+  proxy.close(error);
+  dns_tcp.close(error);
+  dns_udp.close(error);
+  io.restart();
+  for (int ran = 0; ran < kHandlersRunAfterStop && io.poll_one() > 0; ++ran) {
+  }
   // Leaving: the sockets close, then the io_context destroys every
   // connection's coroutine (their audit lines are written then).
 }

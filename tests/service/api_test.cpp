@@ -417,6 +417,7 @@ TEST_F(Api, LaunchesAreTheLastRecordsOfTheLog) {
 // network/: a record pointing anywhere else gets none (records are text).
 TEST_F(Api, LaunchesCarryTheirConnectionsFromTheStateDirectoryOnly) {
   const auto audit = service.state_dir() / "network" / "1-2-1.jsonl";
+  std::filesystem::create_directories(audit.parent_path());
   holdfast::testing::write_file(audit,
                                 "{\"host\": \"github.com\", \"allowed\": true}\n"
                                 "{\"host\": \"evil.example\", \"allowed\": false}\n");
@@ -436,7 +437,7 @@ TEST_F(Api, LaunchesCarryTheirConnectionsFromTheStateDirectoryOnly) {
   const json records = body_of(r)["records"];
   ASSERT_EQ(records.size(), 3u);
   ASSERT_TRUE(records[0]["network"].contains("connections")) << records[0].dump();
-  EXPECT_EQ(records[0]["network"]["connections"].size(), 2u);
+  ASSERT_EQ(records[0]["network"]["connections"].size(), 2u) << records[0].dump();
   EXPECT_EQ(records[0]["network"]["connections"][1]["host"], "evil.example");
   EXPECT_FALSE(records[1]["network"].contains("connections")) << records[1].dump();
   EXPECT_FALSE(records[2]["network"].contains("connections")) << records[2].dump();
