@@ -95,8 +95,11 @@ SocketDeadline::SocketDeadline(Tcp::socket& socket)
 
 SocketDeadline::~SocketDeadline() {
   state_->alive = false;
-  error_code ignored;
-  timer_.cancel(ignored);
+  try {
+    timer_.cancel();
+  } catch (const boost::system::system_error&) {
+    // The timer's handler checks `alive` first either way.
+  }
 }
 
 void SocketDeadline::arm(Clock::duration after) {
