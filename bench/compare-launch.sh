@@ -7,6 +7,9 @@
 #                exec()s it: what one more program start costs here
 #   floor-spawn  bare bwrap started through a static program that spawns it
 #                and waits: the least any supervising launcher can cost
+#   floor-bounded  floor-spawn started in a pids and a memory cgroup made
+#                for it and removed after (cgroup v1 hosts only): the
+#                least a launcher that bounds the sandbox as a whole costs
 #   library-once one start through the launch library in a static program
 #                of its own (bench/launch_once.cpp): floor-spawn plus the
 #                work every launch must do (snapshot, plan, start gate,
@@ -46,11 +49,24 @@ for i in "${!argv[@]}"; do
   fi
 done
 
+# floor-bounded on a cgroup v1 host: its cgroups go below the caller's own
+# pids and memory cgroups, where holdfast run puts a launch's.
+bounded=()
+own_cgroup() { sed -n "s/^[0-9]*:$1:\(.*\)/\1/p" /proc/self/cgroup; }
+if [[ -f /sys/fs/cgroup/pids/cgroup.procs && -f /sys/fs/cgroup/memory/cgroup.procs ]]; then
+  bounded=(--name floor-bounded --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "$floor" spawn-bounded
+    "/sys/fs/cgroup/pids$(own_cgroup pids)" "/sys/fs/cgroup/memory$(own_cgroup memory)"
+    "${argv[@]}" \;)
+else
+  echo "no cgroup v1 pids and memory hierarchies here: no floor-bounded row" >&2
+fi
+
 "$compare" --rounds "$rounds" --gap "${GAP_MS:-0}" --baseline bwrap --json "$work/../holdfast-compare.json" \
   --name holdfast -- "$holdfast" run -- /bin/true \; \
   --name bwrap --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "${argv[@]}" \; \
   --name floor-exec --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "$floor" exec "${argv[@]}" \; \
   --name floor-spawn --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "$floor" spawn "${argv[@]}" \; \
+  "${bounded[@]}" \
   --name library-once -- "$once" /bin/true \; \
   --name true -- /bin/true \;
 echo "raw samples: /tmp/holdfast-compare.json"
