@@ -39,7 +39,11 @@ ServiceProcess::ServiceProcess(std::vector<std::string> args,
           {"PATH", "/usr/bin:/bin"}};
   for (auto& [name, value] : env) env_[name] = value;
   base::SpawnRequest request;
-  request.argv = {holdfast_binary(), "serve"};
+  // setpriv (util-linux, essential in Debian) asks the kernel to kill the
+  // service when this test process dies, then becomes it: a test that
+  // crashes must not leave `holdfast serve` holding ctest's output pipe
+  // (ctest would wait for it until the suite's timeout).
+  request.argv = {"/usr/bin/setpriv", "--pdeathsig", "KILL", "--", holdfast_binary(), "serve"};
   request.argv.insert(request.argv.end(), args.begin(), args.end());
   request.cwd = std::move(cwd);
   request.environment.emplace();
