@@ -29,9 +29,10 @@ struct Forwarding {
   const HostRule* rule = nullptr;
   std::string address;
 
-  // A connection the proxy's stop cuts off (the command ended before the
-  // server's or the client's end reached the proxy) still reports the
-  // bytes it carried.
+  // The last entry ends with the connection: when it finishes, and also
+  // when the proxy's stop cuts it off (the command ended before the
+  // server's or the client's end reached the proxy), so that it still
+  // reports the bytes it carried.
   Forwarding() = default;
   Forwarding(const Forwarding&) = delete;
   Forwarding& operator=(const Forwarding&) = delete;
@@ -242,7 +243,6 @@ asio::awaitable<void> serve_http_forwarding(ProxyContext& context, Tcp::socket& 
                     http_forwarding_parts::forward_requests(context, client, server, deadline,
                                                             received, head, forwarding));
   if (!forwarding.refusal.empty()) co_await send(client, forwarding.refusal);
-  forwarding.end_entry();
 }
 
 }  // namespace holdfast::network::proxy_detail
