@@ -34,27 +34,15 @@ once=$PWD/$build/bench/launch_once
 # shellcheck source=bench/launch-setup.sh
 source bench/launch-setup.sh
 
-mapfile -t argv < <("$holdfast" run --dry-run --save-seccomp "$work/filter.bpf" -- /bin/true)
-# The argv names the seccomp fd holdfast used; bare bwrap gets the program on fd 3.
-# Each denied file is an empty file bubblewrap reads from a descriptor
-# (--ro-bind-data N): bare bwrap gets /dev/null there, from descriptor 10 on.
-data_fds=()
-next_fd=10
-for i in "${!argv[@]}"; do
-  if [[ ${argv[$i]} == --seccomp ]]; then argv[$((i + 1))]=3; fi
-  if [[ ${argv[$i]} == --ro-bind-data ]]; then
-    argv[$((i + 1))]=$next_fd
-    data_fds+=(--fd "$next_fd" /dev/null)
-    next_fd=$((next_fd + 1))
-  fi
-done
+# The argv holdfast would run, as bare bubblewrap (launch-setup.sh).
+bare_bwrap_argv "$holdfast" holdfast
 
 # floor-bounded on a cgroup v1 host: its cgroups go below the caller's own
 # pids and memory cgroups, where holdfast run puts a launch's.
 bounded=()
 own_cgroup() { sed -n "s/^[0-9]*:$1:\(.*\)/\1/p" /proc/self/cgroup; }
 if [[ -f /sys/fs/cgroup/pids/cgroup.procs && -f /sys/fs/cgroup/memory/cgroup.procs ]]; then
-  bounded=(--name floor-bounded --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "$floor" spawn-bounded
+  bounded=(--name floor-bounded --fd3 "$work/filter-holdfast.bpf" "${data_fds[@]}" -- "$floor" spawn-bounded
     "/sys/fs/cgroup/pids$(own_cgroup pids)" "/sys/fs/cgroup/memory$(own_cgroup memory)"
     "${argv[@]}" \;)
 else
@@ -63,9 +51,9 @@ fi
 
 "$compare" --rounds "$rounds" --gap "${GAP_MS:-0}" --baseline bwrap --json "$work/../holdfast-compare.json" \
   --name holdfast -- "$holdfast" run -- /bin/true \; \
-  --name bwrap --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "${argv[@]}" \; \
-  --name floor-exec --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "$floor" exec "${argv[@]}" \; \
-  --name floor-spawn --fd3 "$work/filter.bpf" "${data_fds[@]}" -- "$floor" spawn "${argv[@]}" \; \
+  --name bwrap --fd3 "$work/filter-holdfast.bpf" "${data_fds[@]}" -- "${argv[@]}" \; \
+  --name floor-exec --fd3 "$work/filter-holdfast.bpf" "${data_fds[@]}" -- "$floor" exec "${argv[@]}" \; \
+  --name floor-spawn --fd3 "$work/filter-holdfast.bpf" "${data_fds[@]}" -- "$floor" spawn "${argv[@]}" \; \
   "${bounded[@]}" \
   --name library-once -- "$once" /bin/true \; \
   --name true -- /bin/true \;

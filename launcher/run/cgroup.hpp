@@ -29,7 +29,10 @@
 // 10 ms here (a launch's sandbox_up 19 ms instead of 2.5 ms) for each
 // launch that follows another by half a second, against 0.04 ms for
 // `tasks`, which the kernel lets move the writing thread without that lock
-// (bench/cgroup-join-cost.sh).
+// (bench/cgroup-join-cost.sh). Only "0" does: a write of any other pid, to
+// either file, takes the lock as well (the kernel locks for `pid ||
+// threadgroup`), so the join cannot be moved out of bubblewrap's process
+// to the start gate (tried: launches of 22 ms).
 #pragma once
 
 #include <sys/types.h>
