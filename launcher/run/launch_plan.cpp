@@ -69,13 +69,6 @@ void accept_same_content_saves(const settings::Snapshot& snapshot,
   }
 }
 
-bool only_settings_changed(const sandbox::Refused& refused) {
-  for (const auto& refusal : refused.refusals()) {
-    if (refusal.rule != "settings-file-changed") return false;
-  }
-  return !refused.refusals().empty();
-}
-
 // Plans with one snapshot; plan_launch starts over when the settings
 // change under it.
 LaunchPlan plan_from_one_snapshot(const LaunchRequest& request);
@@ -122,11 +115,21 @@ void check_bubblewrap_not_writable(const TrustedExecutable& bwrap,
   }
 }
 
+bool plan_again_after(const sandbox::Refused& refused) {
+  for (const auto& refusal : refused.refusals()) {
+    if (refusal.rule != "settings-file-changed" && refusal.rule != "path-changed-during-launch") {
+      return false;
+    }
+  }
+  return !refused.refusals().empty();
+}
+
 // A launch whose settings files were replaced with new content between its
-// snapshot and its look at the host starts over from a fresh snapshot: an
-// ordinary save costs a retry, not a refusal. Bounded by a few starts
-// within the snapshot's own wait budget; settings that keep changing past
-// it are refused.
+// snapshot and its look at the host, or whose host paths changed while it
+// looked, starts over from a fresh snapshot: an ordinary save or a
+// neighbour's activity costs a retry, not a refusal. Bounded by a few
+// starts within the snapshot's own wait budget; settings or paths that
+// keep changing past it are refused.
 LaunchPlan plan_launch(const LaunchRequest& request) {
   constexpr int kMaxStarts = 5;
   const auto deadline = Clock::now() + request.snapshot_options.max_wait;
@@ -134,7 +137,7 @@ LaunchPlan plan_launch(const LaunchRequest& request) {
     try {
       return plan_from_one_snapshot(request);
     } catch (const sandbox::Refused& refused) {
-      if (!only_settings_changed(refused) || start >= kMaxStarts || Clock::now() >= deadline) {
+      if (!plan_again_after(refused) || start >= kMaxStarts || Clock::now() >= deadline) {
         throw;
       }
     }

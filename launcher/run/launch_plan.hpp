@@ -117,6 +117,15 @@ struct LaunchPlan {
 // base::SystemError; each says what was wrong.
 LaunchPlan plan_launch(const LaunchRequest& request);
 
+// Whether a plan refused with `refused` is planned again from a fresh
+// snapshot (plan_launch does, a few times): when every refusal says that
+// the settings files ("settings-file-changed") or a path on the host
+// ("path-changed-during-launch": a user's home removed while the launch
+// looked at what to hide in it, a bind source replaced) changed while the
+// plan was made. A fresh plan checks everything the refused one did, so
+// planning again never lets through what the refusal stopped. Pure.
+bool plan_again_after(const sandbox::Refused& refused);
+
 // The filter options a policy asks for.
 seccomp::FilterOptions filter_options_for(const sandbox::Policy& policy);
 
