@@ -93,10 +93,27 @@ void remember(std::map<std::string, FileId>* identities,
   throw_path_changed(path);
 }
 
+// lstat(2) through `cache` (when given): 0, or -1 with errno set.
+int lstat_once(const std::string& path, struct stat& st, LstatCache* cache) {
+  if (cache != nullptr) {
+    if (const auto it = cache->find(path); it != cache->end()) {
+      if (it->second.first != 0) {
+        errno = it->second.first;
+        return -1;
+      }
+      st = it->second.second;
+      return 0;
+    }
+  }
+  const int result = ::lstat(path.c_str(), &st);
+  if (cache != nullptr) cache->emplace(path, std::make_pair(result == 0 ? 0 : errno, st));
+  return result;
+}
+
 }  // namespace
 
 PathFacts probe_path(const std::string& absolute_path, std::map<std::string, FileId>* identities,
-                     std::map<std::string, Ownership>* ownership) {
+                     std::map<std::string, Ownership>* ownership, LstatCache* cache) {
   PathFacts facts;
   facts.path = absolute_path;
   struct Item {
@@ -111,7 +128,7 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
   bool exists = true;
   int hops = 0;
   struct stat last {};
-  if (::lstat("/", &last) != 0) base::throw_errno("lstat", "/");
+  if (lstat_once("/", last, cache) != 0) base::throw_errno("lstat", "/");
   remember(identities, ownership, "/", last);
   while (!todo.empty()) {
     const Item item = todo.front();
@@ -126,7 +143,7 @@ PathFacts probe_path(const std::string& absolute_path, std::map<std::string, Fil
       continue;
     }
     struct stat st {};
-    if (::lstat(next.c_str(), &st) != 0) {
+    if (lstat_once(next, st, cache) != 0) {
       if (errno != ENOENT && errno != ENOTDIR) base::throw_errno("lstat", next);
       exists = false;
       facts.existing_ancestor = current;
@@ -252,8 +269,9 @@ HostFacts gather_host_facts(const Policy& policy, const FactsRequest& request) {
     // resolves ".." against the real directories, as the kernel does.
     return full.string();
   };
+  LstatCache looked;  // one lstat per path for the whole gathering
   const auto probe_once = [&](const std::string& path) {
-    return probe_path(path, &facts.identities, &facts.ownership);
+    return probe_path(path, &facts.identities, &facts.ownership, &looked);
   };
   const auto probe = [&](const std::string& path) -> const PathFacts& {
     auto it = facts.paths.find(path);

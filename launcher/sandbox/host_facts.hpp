@@ -10,6 +10,7 @@
 // the path (launcher/run/bind_sources.hpp).
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -181,14 +182,24 @@ bool is_inherited_env(std::string_view name);
 inline constexpr std::string_view kMaskedSpecialFiles[] = {"/run/initctl",
                                                            "/run/systemd/initctl/fifo"};
 
+// What lstat said of each path already looked at in one gathering of host
+// facts (its errno, or 0 and the stat): every probe walks its path from /,
+// and most share their first components ("/", "/home", "/home/u"), so a
+// launch asked the kernel about the same path twice or more (125 lstats
+// for 51 paths with the bench's policy). One answer per path also keeps
+// the facts consistent with themselves.
+using LstatCache = std::map<std::string, std::pair<int, struct stat>>;
+
 // Looks at one path. Throws base::SystemError for anything but "does not
 // exist" (EACCES, ELOOP, ...): the launch stops rather than guess. When
 // `identities` is given, records every existing component met, by its
 // canonical path, and throws Refused when one is not what it recorded
-// before.
+// before. With `cache`, a path it has an answer for is not looked at
+// again.
 PathFacts probe_path(const std::string& absolute_path,
                      std::map<std::string, FileId>* identities = nullptr,
-                     std::map<std::string, Ownership>* ownership = nullptr);
+                     std::map<std::string, Ownership>* ownership = nullptr,
+                     LstatCache* cache = nullptr);
 
 // Directory names the search for nested repositories does not enter:
 // .git itself (a repository's insides) and package trees that never hold

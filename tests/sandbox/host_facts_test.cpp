@@ -212,6 +212,32 @@ TEST(ProbePath, RecordsTheIdentityOfEveryComponentAndRefusesOneThatChanged) {
   }
 }
 
+// Within one gathering (a cache), each path is looked at once: a second
+// probe through a path already met gets the first answer, existing or not,
+// so the facts agree with themselves, and the kernel is not asked again
+// for the prefixes that every probe walks.
+TEST(ProbePath, ThroughACacheAPathIsLookedAtOnce) {
+  TempTree t;
+  t.dir("a/b");
+  std::map<std::string, FileId> identities;
+  LstatCache cache;
+  const auto first = probe_path(t.path("a/b"), &identities, nullptr, &cache);
+  EXPECT_TRUE(cache.contains("/"));
+  EXPECT_TRUE(cache.contains(t.path("a")));
+  EXPECT_FALSE(probe_path(t.path("a/missing"), &identities, nullptr, &cache).exists());
+  // Both changed on the host since: the cache keeps the first answers.
+  t.dir("elsewhere");
+  std::filesystem::rename(t.path("a/b"), t.path("a/b.moved"));
+  t.symlink("a/b", "../elsewhere");
+  t.dir("a/missing");
+  const auto again = probe_path(t.path("a/b"), &identities, nullptr, &cache);
+  EXPECT_EQ(again.id, first.id);
+  EXPECT_TRUE(again.symlinks.empty());
+  EXPECT_FALSE(probe_path(t.path("a/missing"), &identities, nullptr, &cache).exists());
+  // Without the cache the change is seen (and refused, as above).
+  EXPECT_THROW(probe_path(t.path("a/b"), &identities), Refused);
+}
+
 TEST(FindNestedRepositories, FindsGitDirectoriesAndFilesBreadthFirst) {
   TempTree t;
   t.dir("ws/.git/modules/lib");  // the root's own: not listed, not entered
