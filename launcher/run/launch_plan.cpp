@@ -69,8 +69,8 @@ void accept_same_content_saves(const settings::Snapshot& snapshot,
   }
 }
 
-// Plans with one snapshot; plan_launch starts over when the settings
-// change under it.
+// Plans with one snapshot; plan_launch starts over when the settings or a
+// host path change under it (plan_again_after).
 LaunchPlan plan_from_one_snapshot(const LaunchRequest& request);
 
 }  // namespace
