@@ -2,7 +2,8 @@
 # Where the launcher's own time goes, per launch:
 #   * the median of `holdfast run --report` timings over N launches:
 #     snapshot, policy + host facts + admission + argv, seccomp program,
-#     then the start gate's mount check and bubblewrap's own milestones;
+#     then the start gate's mount check and bubblewrap's own milestones,
+#     and the cgroup's and Landlock's own steps;
 #   * with perf installed, the CPU time and page faults of the holdfast
 #     process alone (perf stat --no-inherit, N runs each) for a trivial
 #     static program (launch_floor printing its usage), `holdfast run`
@@ -36,6 +37,12 @@ print(f"  {'all three':16} {plan / 1000:.2f} ms")
 # from bubblewrap's start to the sandbox's pid, bwrap_exit to its end.
 for key in ["mount_check", "sandbox_up", "bwrap_exit"]:
     print(f"  {key:16} {statistics.median(t[key] for t in timings) / 1000:.2f} ms")
+# The protections' own steps: the cgroup made before bubblewrap starts,
+# the Landlock plan and its helper's memfd, and the Landlock rules on host
+# files added while bubblewrap builds (overlapped, so off the launch's path
+# unless they outlast it).
+for key in ["cgroup", "landlock", "landlock_host_rules"]:
+    print(f"  {key:19} {statistics.median(t[key] for t in timings) / 1000:.2f} ms")
 PY
 
 if ! command -v perf >/dev/null; then

@@ -32,7 +32,7 @@
 // (bench/cgroup-join-cost.sh). Only "0" does: a write of any other pid, to
 // either file, takes the lock as well (the kernel locks for `pid ||
 // threadgroup`), so the join cannot be moved out of bubblewrap's process
-// to the start gate (tried: launches of 22 ms).
+// to the start gate (tried: every launch then waited for that lock).
 #pragma once
 
 #include <sys/types.h>

@@ -19,9 +19,8 @@
 // (Tried instead: starting bubblewrap in a mount namespace of holdfast's
 // own whose mounts are all private, unshared between clone and exec, so
 // that the copy bubblewrap makes is private from the start. The step here
-// went (mount_check 0.67 -> 0.44 ms), but bubblewrap's exit took 0.6 ms
-// longer, most likely tearing down the extra namespace, and whole launches
-// were no faster: 1.567 against 1.583 of bare bubblewrap, 500 rounds.)
+// went, but bubblewrap's exit grew by as much (most likely tearing down
+// the extra namespace), and whole launches were no faster.)
 #pragma once
 
 #include <string>
