@@ -1,6 +1,7 @@
 #include "launcher/sandbox/mount_table.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/sysmacros.h>
 
 #include <algorithm>
@@ -115,26 +116,46 @@ MountTable parse_mountinfo(std::string_view text) {
   return table;
 }
 
+namespace {
+
+// Opens the mount table of `pid`; the kernel notes, at the open, how many
+// mounts and unmounts its namespace has seen.
+base::UniqueFd open_mountinfo(const std::string& path) {
+  base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) base::throw_errno("cannot open the mount table", path);
+  return fd;
+}
+
+// Whether a mount, an unmount or a remount happened in the namespace of
+// the table open as `fd` since it was opened: the kernel then reports a
+// priority event on it (proc(5), "/proc/pid/mounts ... pollable").
+bool changed_since_open(const base::UniqueFd& fd, const std::string& path) {
+  pollfd event{fd.get(), POLLPRI, 0};
+  const int ready = ::poll(&event, 1, 0);
+  if (ready < 0) base::throw_errno("cannot poll the mount table", path);
+  return (event.revents & (POLLPRI | POLLERR)) != 0;
+}
+
+}  // namespace
+
 std::string read_mountinfo_once(const std::string& pid) {
   const std::string path = "/proc/" + pid + "/mountinfo";
-  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) base::throw_errno("cannot open the mount table", path);
-  return base::read_all(fd.get(), path);
+  return base::read_all(open_mountinfo(path).get(), path);
 }
 
 std::string read_mountinfo(const std::string& pid) {
-  const auto read_once = [&] { return read_mountinfo_once(pid); };
+  const std::string path = "/proc/" + pid + "/mountinfo";
   // The kernel hands the table out a page per read() and resumes by
   // position, so a table read while other mounts come and go can miss an
   // entry (seen: a mount made before the read was absent from the plan).
-  // Read until two readings agree.
-  std::string last = read_once();
+  // A reading that no mount or unmount overlapped is whole: one reading
+  // and a look at the kernel's change count, again while that moved.
   for (int attempt = 0; attempt < 16; ++attempt) {
-    std::string again = read_once();
-    if (again == last) return again;
-    last = std::move(again);
+    const base::UniqueFd fd = open_mountinfo(path);
+    std::string text = base::read_all(fd.get(), path);
+    if (!changed_since_open(fd, path)) return text;
   }
-  throw MountTableError("/proc/" + pid + "/mountinfo" +
+  throw MountTableError(path +
                         " kept changing while it was read (mounts made and removed "
                         "without pause); try again when the host is quieter");
 }

@@ -49,13 +49,14 @@ class MountTableError : public std::runtime_error {
 // Pure. Throws MountTableError naming the line that is not mountinfo.
 MountTable parse_mountinfo(std::string_view text);
 
-// The text of the mountinfo of `pid` ("self" for this process). Throws
-// base::SystemError.
+// The text of the mountinfo of `pid` ("self" for this process), whole: read
+// again while mounts come and go during the reading. Throws
+// base::SystemError, or MountTableError when the table never holds still.
 std::string read_mountinfo(const std::string& pid);
 
 // One reading of the mountinfo of `pid`, for a table nothing can change
 // while it is read (a sandbox stopped at its start gate whose mounts no
-// longer receive the host's): half the cost of read_mountinfo().
+// longer receive the host's).
 std::string read_mountinfo_once(const std::string& pid);
 
 // Filesystems that are kernel interfaces, not storage: below a bound path
