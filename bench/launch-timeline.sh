@@ -29,11 +29,12 @@
 #                         changes scanned, the record written)
 #
 #   bench/launch-timeline.sh [N]          (default 60; root, perf; build first)
+#   HOLDFAST=OTHER/holdfast ...           another build's holdfast
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-60}
 build=${BUILD_DIR:-build}
-holdfast=$PWD/$build/cli/holdfast
+holdfast=${HOLDFAST:-$PWD/$build/cli/holdfast}
 floor=$PWD/$build/bench/launch_floor
 
 if ! command -v perf >/dev/null; then

@@ -158,19 +158,32 @@ void sweep_stale(const fs::path& parent) {
   }
 }
 
+// The first process listed in `procs` (a cgroup.procs text) other than
+// `allowed`; 0 when there is none.
+pid_t first_other(std::string_view procs, pid_t allowed) {
+  std::size_t start = 0;
+  while (start < procs.size()) {
+    const std::size_t end = std::min(procs.find('\n', start), procs.size());
+    const auto pid =
+        static_cast<pid_t>(std::atol(std::string(procs.substr(start, end - start)).c_str()));
+    if (pid > 0 && pid != allowed) return pid;
+    start = end + 1;
+  }
+  return 0;
+}
+
 // bubblewrap's outer process ends as soon as its init reports the
 // command's status, while that init (and, through it, the rest of the
 // sandbox's PID namespace) is still being killed: the cgroup empties a
-// moment later. Waits for each process listed in `dir`'s cgroup.procs to
-// end (a pidfd each: an event, no polling of the file), until the cgroup
-// is empty or `limit` has passed. A pid reused by a process outside the
-// cgroup after it was listed costs at most the limit.
-void wait_until_empty(const fs::path& dir, std::chrono::milliseconds limit) {
+// moment later. Waits for each process listed in `dir`'s cgroup.procs but
+// `allowed` to end (a pidfd each: an event, no polling of the file), until
+// none but `allowed` is left or `limit` has passed. A pid reused by a
+// process outside the cgroup after it was listed costs at most the limit.
+void wait_for_all_but(const fs::path& dir, pid_t allowed, std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   for (;;) {
-    const std::string procs = read_text(dir / "cgroup.procs");
-    if (procs.empty()) return;
-    const pid_t pid = static_cast<pid_t>(std::atol(procs.c_str()));
+    const pid_t pid = first_other(read_text(dir / "cgroup.procs"), allowed);
+    if (pid == 0) return;
     const base::UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
     if (!pidfd.valid()) {
       if (errno == ESRCH) continue;  // gone between the read and the open
@@ -340,10 +353,14 @@ LaunchGroup::LaunchGroup(const Placement& placement, const Bounds& bounds) {
 
 LaunchGroup::~LaunchGroup() {
   join_.clear();
-  if (!directories_.empty()) wait_until_empty(directories_.front(), kLeavingTime);
+  if (!directories_.empty()) wait_for_all_but(directories_.front(), 0, kLeavingTime);
   // Fails with EBUSY when processes outlived the wait; a later launch
   // sweeps it then.
   for (const fs::path& dir : directories_) ::rmdir(dir.c_str());
+}
+
+void LaunchGroup::wait_until_only(pid_t init) const {
+  if (!directories_.empty()) wait_for_all_but(directories_.front(), init, kLeavingTime);
 }
 
 std::uint64_t LaunchGroup::memory_kills() const {

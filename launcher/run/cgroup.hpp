@@ -127,6 +127,12 @@ class LaunchGroup {
   // joins the cgroup (v1: `tasks`; v2: cgroup.procs).
   std::vector<int> join_fds() const;
   const std::vector<std::filesystem::path>& directories() const { return directories_; }
+  // Returns once no process is left in the cgroup but `init`, or after a
+  // bound (2 s). With `init` bubblewrap's init and bubblewrap exited, that
+  // init only exits too: nothing of the sandbox acts any more, while its
+  // exit (the sandbox's mount namespace torn down) may take a while yet.
+  // The destructor waits for that.
+  void wait_until_only(pid_t init) const;
   // How many of its processes the kernel ended because the cgroup reached
   // its memory bound (oom_kill in memory.events, v2, or memory.oom_control,
   // v1; 0 where the kernel does not count them).

@@ -117,9 +117,14 @@ LaunchResult launch(const LaunchOptions& options) {
   // launch is then planned from a fresh reading.
   bool plan_again = true;
   bool mount_arrived = false;
+  // The sandbox's bounds, for all of it at once (cgroup.hpp). Removed when
+  // `group` goes: after the record, since the end of its last process (the
+  // sandbox's mount namespace torn down) need not hold the record up.
+  std::optional<cgroup::LaunchGroup> group;
   std::vector<std::string> fd_notices;
   std::vector<std::string> rebuilt_notices;
   while (plan_again && result.attempts < kLaunchAttempts) {
+    group.reset();  // an earlier attempt's, emptied
     mount_arrived = false;
     ++result.attempts;
     result.sandbox_mismatch.clear();
@@ -222,9 +227,7 @@ LaunchResult launch(const LaunchOptions& options) {
         // Unrecorded mount points stay behind, empty; nothing is weakened.
       }
     }
-    // The sandbox's bounds, for all of it at once (cgroup.hpp); made last,
-    // so that nothing before can leave it behind. Removed when `group` goes.
-    std::optional<cgroup::LaunchGroup> group;
+    // Made last, so that nothing before can leave it behind.
     if (plan.cgroup_placement.version) {
       const auto making = std::chrono::steady_clock::now();
       group.emplace(plan.cgroup_placement, plan.bounds);
@@ -241,7 +244,9 @@ LaunchResult launch(const LaunchOptions& options) {
           std::chrono::steady_clock::now() - stopping);
     }
     result.memory_kills = group ? group->memory_kills() : 0;
-    group.reset();
+    // Nothing of the sandbox acts any more from here on, but bubblewrap's
+    // init on its way out.
+    if (group) group->wait_until_only(static_cast<pid_t>(result.outcome.sandbox_init_pid));
     const bool arrived = mount_arrived && result.outcome.gate_refused;
     plan_again = arrived || host_changed_under(result.outcome, gate_reached, plan.facts);
     // (A mount that arrived is what the start gate is for: no word.)
