@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <sstream>
 
@@ -44,6 +45,18 @@ bool has_word(std::string_view list, std::string_view word, char separator) {
     start = end + 1;
   }
   return false;
+}
+
+// The lines of `text`, without their newlines (no empty last one).
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
 }
 
 std::string read_text(const fs::path& file) {
@@ -161,13 +174,10 @@ void sweep_stale(const fs::path& parent) {
 // The first process listed in `procs` (a cgroup.procs text) other than
 // `allowed`; 0 when there is none.
 pid_t first_other(std::string_view procs, pid_t allowed) {
-  std::size_t start = 0;
-  while (start < procs.size()) {
-    const std::size_t end = std::min(procs.find('\n', start), procs.size());
-    const auto pid =
-        static_cast<pid_t>(std::atol(std::string(procs.substr(start, end - start)).c_str()));
+  for (const std::string_view line : lines_of(procs)) {
+    pid_t pid = 0;
+    std::from_chars(line.data(), line.data() + line.size(), pid);
     if (pid > 0 && pid != allowed) return pid;
-    start = end + 1;
   }
   return 0;
 }
@@ -232,11 +242,7 @@ bool operator_set(const sandbox::Limits& limits) {
 
 std::vector<Membership> parse_proc_cgroup(std::string_view text) {
   std::vector<Membership> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
+  for (const std::string_view line : lines_of(text)) {
     const std::size_t first = line.find(':');
     const std::size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
     if (second == std::string_view::npos) continue;
@@ -368,11 +374,7 @@ std::uint64_t LaunchGroup::memory_kills() const {
 }
 
 std::uint64_t keyed_value(std::string_view text, std::string_view key) {
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
+  for (const std::string_view line : lines_of(text)) {
     if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ' ') {
       return std::strtoull(std::string(line.substr(key.size() + 1)).c_str(), nullptr, 10);
     }

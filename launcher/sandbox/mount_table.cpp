@@ -118,8 +118,8 @@ MountTable parse_mountinfo(std::string_view text) {
 
 namespace {
 
-// Opens the mount table of `pid`; the kernel notes, at the open, how many
-// mounts and unmounts its namespace has seen.
+// Opens the mount table at `path`; the kernel notes, at the open, how many
+// mounts, unmounts and remounts its namespace has seen.
 base::UniqueFd open_mountinfo(const std::string& path) {
   base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) base::throw_errno("cannot open the mount table", path);
@@ -145,11 +145,12 @@ std::string read_mountinfo_once(const std::string& pid) {
 
 std::string read_mountinfo(const std::string& pid) {
   const std::string path = "/proc/" + pid + "/mountinfo";
-  // The kernel hands the table out a page per read() and resumes by
-  // position, so a table read while other mounts come and go can miss an
-  // entry (seen: a mount made before the read was absent from the plan).
-  // A reading that no mount or unmount overlapped is whole: one reading
-  // and a look at the kernel's change count, again while that moved.
+  // The kernel hands the table out a page per read(), so a reading that
+  // spans a change joins the table from before it with the one after (and
+  // kernels before 5.8, which resumed by position, could skip an entry:
+  // seen, a mount made before the read was absent from the plan). A
+  // reading that no change overlapped is whole: one reading and a look at
+  // the kernel's change count, again while that moved.
   for (int attempt = 0; attempt < 16; ++attempt) {
     const base::UniqueFd fd = open_mountinfo(path);
     std::string text = base::read_all(fd.get(), path);

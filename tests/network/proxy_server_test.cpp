@@ -32,6 +32,7 @@
 
 #include "base/fd.hpp"
 #include "tests/network/hex_bytes.hpp"
+#include "tests/support/process.hpp"
 
 namespace holdfast::network {
 // Helpers and tests in a named namespace: a unity build compiles this file
@@ -60,18 +61,9 @@ bool write_file(const std::string& path, const std::string& text) {
 
 // Empty on success, otherwise why the suite cannot run here.
 std::string enter_test_namespaces() {
-  if (::unshare(CLONE_NEWNET | CLONE_NEWNS) != 0) {
-    const uid_t uid = ::getuid();
-    const gid_t gid = ::getgid();
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) != 0) {
-      return "cannot make network namespaces here: "s + std::strerror(errno);
-    }
-    write_file("/proc/self/setgroups", "deny");
-    write_file("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1");
-    write_file("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1");
-  }
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    return "cannot make / private: "s + std::strerror(errno);
+  if (auto problem = holdfast::testing::enter_own_namespaces(CLONE_NEWNET | CLONE_NEWNS);
+      !problem.empty()) {
+    return problem;
   }
   if (!run_ip("link set lo up") || !run_ip("addr add 10.99.0.1/32 dev lo") ||
       !run_ip("addr add 10.99.0.2/32 dev lo")) {

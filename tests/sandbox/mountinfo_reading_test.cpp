@@ -5,11 +5,10 @@
 // Older kernels even resumed by position, so that an unmount ahead of the
 // reader made it skip an entry that never went away. read_mountinfo must
 // return only tables that existed.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/mount.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,34 +22,10 @@
 #include <thread>
 
 #include "launcher/sandbox/mount_table.hpp"
+#include "tests/support/process.hpp"
 
 namespace holdfast::sandbox {
 namespace {
-
-// A mount namespace of this process's own (and a user namespace when not
-// root), private, so that nothing here reaches the host's table.
-bool enter_private_mount_namespace() {
-  const uid_t uid = ::geteuid();
-  const gid_t gid = ::getegid();
-  if (uid == 0) {
-    if (::unshare(CLONE_NEWNS) != 0) return false;
-  } else {
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return false;
-    const auto write = [](const char* file, const std::string& text) {
-      const int fd = ::open(file, O_WRONLY | O_CLOEXEC);
-      const bool ok =
-          fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-      if (fd >= 0) ::close(fd);
-      return ok;
-    };
-    if (!write("/proc/self/setgroups", "deny") ||
-        !write("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
-        !write("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1")) {
-      return false;
-    }
-  }
-  return ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
-}
 
 // In the child: 60 tmpfs mounts with long names (the table spans several
 // pages) under a tmpfs of its own; a second thread unmounts the oldest and
@@ -62,7 +37,7 @@ bool enter_private_mount_namespace() {
 // Exit status: 0 all readings whole, 1 a reading was not (what on stderr),
 // 2 no reading came back at all, 3 the set-up failed.
 int read_while_mounts_change(const std::string& base) {
-  if (!enter_private_mount_namespace()) return 3;
+  if (!holdfast::testing::enter_own_namespaces(CLONE_NEWNS).empty()) return 3;
   if (::mount("none", base.c_str(), "tmpfs", 0, nullptr) != 0) return 3;
   const std::string padding(60, 'x');
   std::mutex mutex;
@@ -151,16 +126,11 @@ TEST(ReadMountinfo, ReturnsOnlyTablesThatExistedWhileMountsComeAndGo) {
   ASSERT_NE(::mkdtemp(base), nullptr);
   // A process of its own: the namespaces it enters and its thread stay
   // out of the test program.
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) ::_exit(read_while_mounts_change(base));
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const int code = holdfast::testing::run_in_child([&] { return read_while_mounts_change(base); });
   ::rmdir(base);
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "no mount namespace of its own here";
-  EXPECT_NE(WEXITSTATUS(status), 2) << "every reading was refused: nothing was checked";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "a reading missed a mount that was there all the while";
+  if (code == 3) GTEST_SKIP() << "no mount namespace of its own here";
+  EXPECT_NE(code, 2) << "every reading was refused: nothing was checked";
+  EXPECT_EQ(code, 0) << "a reading was not a table that existed (see above)";
 }
 
 }  // namespace

@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 
 #include "base/process.hpp"
 #include "tests/support/files.hpp"
@@ -15,6 +19,29 @@
 extern char** environ;  // NOLINT
 
 namespace holdfast::testing {
+
+std::string enter_own_namespaces(int flags) {
+  if (::unshare(flags) != 0) {
+    const uid_t uid = ::getuid();
+    const gid_t gid = ::getgid();
+    if (::unshare(CLONE_NEWUSER | flags) != 0) {
+      return std::string("cannot make namespaces of its own here: ") + std::strerror(errno);
+    }
+    for (const auto& [file, text] :
+         {std::pair<const char*, std::string>{"/proc/self/setgroups", "deny"},
+          {"/proc/self/uid_map", "0 " + std::to_string(uid) + " 1"},
+          {"/proc/self/gid_map", "0 " + std::to_string(gid) + " 1"}}) {
+      std::ofstream out(file);
+      out << text;
+      if (!out.flush()) return std::string("cannot write ") + file;
+    }
+  }
+  if ((flags & CLONE_NEWNS) != 0 &&
+      ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return std::string("cannot make / private: ") + std::strerror(errno);
+  }
+  return "";
+}
 
 pid_t fork_child(const std::function<int()>& body) { return base::fork_call(body).release(); }
 

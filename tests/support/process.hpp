@@ -49,6 +49,13 @@ class Child {
   pid_t pid_ = -1;
 };
 
+// Moves this (single-threaded) process into new namespaces of the kinds in
+// `flags` (CLONE_NEWNS, CLONE_NEWNET, ...): as they are where it may, else
+// inside a user namespace of its own that maps its uid and gid to root.
+// With CLONE_NEWNS every mount is made private, so that nothing done there
+// reaches the host. Empty on success, otherwise why not.
+std::string enter_own_namespaces(int flags);
+
 // A pipe (O_CLOEXEC) whose ends close themselves.
 struct Pipe {
   int read_end = -1;
