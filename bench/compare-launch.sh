@@ -10,6 +10,12 @@
 #   floor-bounded  floor-spawn started in a pids and a memory cgroup made
 #                for it and removed after (cgroup v1 hosts only): the
 #                least a launcher that bounds the sandbox as a whole costs
+#   floor-protected  floor-bounded plus the start gate's kernel steps (the
+#                seccomp program through the gate's pipe, the sandbox's
+#                mounts made private and its mount table read while
+#                bubblewrap waits) and the Landlock helper in front of the
+#                command: every step the sandbox issues added, at the
+#                kernel's price, with nothing read or planned (cgroup v1)
 #   library-once one start through the launch library in a static program
 #                of its own (bench/launch_once.cpp): floor-spawn plus the
 #                work every launch must do (snapshot, plan, start gate,
@@ -30,6 +36,8 @@ holdfast=${HOLDFAST:-$PWD/$build/cli/holdfast}
 compare=$PWD/$build/bench/launch_compare
 floor=$PWD/$build/bench/launch_floor
 once=$PWD/$build/bench/launch_once
+helper=$PWD/$build/launcher/landlock/holdfast-landlock
+tree_holdfast=$PWD/$build/cli/holdfast  # for the kernel's Landlock ABI, whichever build is measured
 
 # shellcheck source=bench/launch-setup.sh
 source bench/launch-setup.sh
@@ -42,9 +50,20 @@ bare_bwrap_argv "$holdfast" holdfast
 bounded=()
 own_cgroup() { sed -n "s/^[0-9]*:$1:\(.*\)/\1/p" /proc/self/cgroup; }
 if [[ -f /sys/fs/cgroup/pids/cgroup.procs && -f /sys/fs/cgroup/memory/cgroup.procs ]]; then
+  parents=("/sys/fs/cgroup/pids$(own_cgroup pids)" "/sys/fs/cgroup/memory$(own_cgroup memory)")
   bounded=(--name floor-bounded --fd3 "$work/filter-holdfast.bpf" "${data_fds[@]}" -- "$floor" spawn-bounded
-    "/sys/fs/cgroup/pids$(own_cgroup pids)" "/sys/fs/cgroup/memory$(own_cgroup memory)"
-    "${argv[@]}" \;)
+    "${parents[@]}" "${argv[@]}" \;)
+  # The helper as a launch runs it (on descriptor 9, as holdfast's memfd is
+  # on one), with the rules it adds inside itself: on /dev, /dev/shm, /proc
+  # and /tmp, which the sandbox makes, and one on / standing for the host's
+  # rules, which holdfast adds beside bubblewrap (off the launch's path).
+  abi=$("$tree_holdfast" run --explain -- /bin/true | sed -n 's/^landlock: ABI \([0-9]*\).*/\1/p')
+  last=$((${#argv[@]} - 1))
+  helped=("${argv[@]:0:last}" /proc/self/fd/9 --abi "${abi:-0}" --beneath xrl /
+    --beneath xwrli /dev --beneath xwrleuDRSFYfti /dev/shm --beneath xrl /proc
+    --beneath xwrleuDRSFYfti /tmp -- "${argv[last]}")
+  bounded+=(--name floor-protected --fd3 "$work/filter-holdfast.bpf" "${data_fds[@]}" --fd 9 "$helper"
+    -- "$floor" spawn-protected "${parents[@]}" "${helped[@]}" \;)
 else
   echo "no cgroup v1 pids and memory hierarchies here: no floor-bounded row" >&2
 fi

@@ -1,5 +1,5 @@
 // launch_floor exec|spawn PROGRAM ARGS...
-// launch_floor spawn-bounded PIDS-PARENT MEMORY-PARENT PROGRAM ARGS...
+// launch_floor spawn-bounded|spawn-protected PIDS-PARENT MEMORY-PARENT PROGRAM ARGS...
 //
 // The least a separate launcher program can add to starting PROGRAM, as a
 // control for bench/compare-launch.sh:
@@ -15,17 +15,35 @@
 //          vfork and exec), wait for it, wait until the cgroups are empty
 //          and remove them. What holdfast costs beyond this is its own
 //          work, not the bounds the kernel keeps.
+//   spawn-protected  spawn-bounded plus the kernel's part of the start
+//          gate, for a PROGRAM that is bubblewrap with `--seccomp 3` (the
+//          program on descriptor 3): the program goes to bubblewrap through
+//          a packet pipe that it fills, its last 4 bytes held back; once
+//          bubblewrap has read the rest (the sandbox is built), the
+//          sandbox's mounts are made private from a child that joins its
+//          user and mount namespaces, its mount table is read once, and the
+//          last bytes let it go on. With the Landlock helper put in front
+//          of the command in PROGRAM's argv (compare-launch.sh does), this
+//          is every step the sandbox issues added to a launch at the
+//          kernel's price, with nothing read, planned or checked: the floor
+//          under `holdfast run` today.
 // Inherited descriptors (the seccomp program on fd 3) pass through as they
 // are. Nothing else is done.
 #include <fcntl.h>
+#include <linux/nsfs.h>
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -47,6 +65,15 @@ bool write_text(const std::string& file, const std::string& text) {
   return ok;
 }
 
+// The whole of a small file or descriptor's content.
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[8192];
+  ssize_t got = 0;
+  while ((got = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, got);
+  return text;
+}
+
 // The limits holdfast's built-in policy writes (4096 tasks; the memory
 // figure does not change the cost of writing it).
 bool make_group(const std::string& dir, const char* file, const char* value) {
@@ -59,13 +86,49 @@ void remove_when_empty(const std::string& dir) {
   while (::rmdir(dir.c_str()) != 0 && errno == EBUSY) ::sched_yield();
 }
 
+// A pids and a memory cgroup for one launch, as holdfast makes them on a
+// cgroup v1 host, with their `tasks` files open for the child to join.
+struct Bounds {
+  std::string pids;
+  std::string memory;
+  int join_pids = -1;
+  int join_memory = -1;
+
+  bool make(const char* pids_parent, const char* memory_parent) {
+    const std::string name = "/launch-floor-" + std::to_string(::getpid());
+    pids = pids_parent + name;
+    memory = memory_parent + name;
+    if (!make_group(pids, "pids.max", "4096") ||
+        !make_group(memory, "memory.limit_in_bytes", "8589934592") ||
+        (::access((memory + "/memory.memsw.limit_in_bytes").c_str(), F_OK) == 0 &&
+         !write_text(memory + "/memory.memsw.limit_in_bytes", "8589934592"))) {
+      std::perror("launch_floor: making the cgroups");
+      ::rmdir(memory.c_str());
+      ::rmdir(pids.c_str());
+      return false;
+    }
+    join_pids = ::open((pids + "/tasks").c_str(), O_WRONLY | O_CLOEXEC);
+    join_memory = ::open((memory + "/tasks").c_str(), O_WRONLY | O_CLOEXEC);
+    return join_pids >= 0 && join_memory >= 0;
+  }
+
+  // After the launch's last process: wait until both are empty, remove them.
+  void remove() {
+    ::close(join_pids);
+    ::close(join_memory);
+    remove_when_empty(pids);
+    remove_when_empty(memory);
+  }
+};
+
 // PROGRAM in the two cgroups whose `tasks` files are open: the child
 // joins them between vfork and exec, as bubblewrap's process does in a
-// launch.
-pid_t start_in(int join_pids, int join_memory, char** program) {
+// launch. With `gate_fd` >= 0, that descriptor becomes the child's 3.
+pid_t start_in(const Bounds& bounds, char** program, int gate_fd = -1) {
   const pid_t pid = ::vfork();
   if (pid == 0) {
-    if (::write(join_pids, "0", 1) == 1 && ::write(join_memory, "0", 1) == 1) {
+    if (::write(bounds.join_pids, "0", 1) == 1 && ::write(bounds.join_memory, "0", 1) == 1 &&
+        (gate_fd < 0 || ::dup2(gate_fd, 3) == 3)) {
       ::execve(program[0], program, environ);
     }
     ::_exit(127);
@@ -74,29 +137,116 @@ pid_t start_in(int join_pids, int join_memory, char** program) {
 }
 
 int spawn_bounded(const char* pids_parent, const char* memory_parent, char** program) {
-  const std::string name = "/launch-floor-" + std::to_string(::getpid());
-  const std::string pids = pids_parent + name;
-  const std::string memory = memory_parent + name;
-  if (!make_group(pids, "pids.max", "4096") ||
-      !make_group(memory, "memory.limit_in_bytes", "8589934592") ||
-      (::access((memory + "/memory.memsw.limit_in_bytes").c_str(), F_OK) == 0 &&
-       !write_text(memory + "/memory.memsw.limit_in_bytes", "8589934592"))) {
-    std::perror("launch_floor: making the cgroups");
-    ::rmdir(memory.c_str());
-    ::rmdir(pids.c_str());
-    return 127;
-  }
-  const int join_pids = ::open((pids + "/tasks").c_str(), O_WRONLY | O_CLOEXEC);
-  const int join_memory = ::open((memory + "/tasks").c_str(), O_WRONLY | O_CLOEXEC);
+  Bounds bounds;
   int status = 127;
-  if (join_pids >= 0 && join_memory >= 0) {
-    const pid_t pid = start_in(join_pids, join_memory, program);
+  if (bounds.make(pids_parent, memory_parent)) {
+    const pid_t pid = start_in(bounds, program);
     if (pid > 0) status = exit_status(pid);
   }
-  ::close(join_pids);
-  ::close(join_memory);
-  remove_when_empty(pids);
-  remove_when_empty(memory);
+  bounds.remove();
+  return status;
+}
+
+// The start gate's pipe, as launcher/run/start_gate.cpp fills it: packets
+// of one page slot each, the pipe full, the last 4 bytes held back.
+struct Gate {
+  int read_end = -1;
+  int write_end = -1;
+  std::string held_back;
+
+  bool fill(const std::string& whole) {
+    constexpr std::size_t kPacket = 4096;
+    constexpr std::size_t kHeldBack = 4;
+    int ends[2];
+    if (whole.size() <= kHeldBack || ::pipe2(ends, O_CLOEXEC | O_DIRECT) != 0) return false;
+    read_end = ends[0];
+    write_end = ends[1];
+    const std::string program = whole.substr(0, whole.size() - kHeldBack);
+    held_back = whole.substr(program.size());
+    std::size_t slots = 1;
+    while (slots * kPacket < program.size()) slots *= 2;
+    if (program.size() < slots ||
+        ::fcntl(write_end, F_SETPIPE_SZ, static_cast<int>(slots * kPacket)) < 0) {
+      return false;
+    }
+    const std::size_t packet = (program.size() + slots - 1) / slots;
+    for (std::size_t at = 0; at < program.size(); at += packet) {
+      const std::string part = program.substr(at, packet);
+      if (::write(write_end, part.data(), part.size()) != static_cast<ssize_t>(part.size())) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+struct JoinRequest {
+  int user_ns;
+  int mount_ns;
+};
+
+int make_private_in_child(void* raw) {
+  const auto& request = *static_cast<const JoinRequest*>(raw);
+  if (::setns(request.user_ns, CLONE_NEWUSER) != 0 || ::setns(request.mount_ns, CLONE_NEWNS) != 0 ||
+      ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return 1;
+  }
+  return 0;
+}
+
+// What holdfast does at the start gate, at the kernel's price: the
+// sandbox's init (bubblewrap's only child), its mounts made private from a
+// child in its namespaces, its mount table read once.
+bool seal(pid_t bwrap) {
+  const std::string self = std::to_string(bwrap);
+  const int children =
+      ::open(("/proc/" + self + "/task/" + self + "/children").c_str(), O_RDONLY | O_CLOEXEC);
+  if (children < 0) return false;
+  const std::string init = std::to_string(std::atol(read_all(children).c_str()));
+  ::close(children);
+  const int mount_ns = ::open(("/proc/" + init + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC);
+  const int user_ns = mount_ns < 0 ? -1 : ::ioctl(mount_ns, NS_GET_USERNS);
+  bool sealed = false;
+  if (user_ns >= 0) {
+    JoinRequest request{user_ns, mount_ns};
+    alignas(16) static char stack[16 * 1024];
+    const pid_t child = ::clone(make_private_in_child, stack + sizeof stack,
+                                CLONE_VM | CLONE_VFORK | SIGCHLD, &request);
+    sealed = child > 0 && exit_status(child) == 0;
+    ::close(user_ns);
+  }
+  if (mount_ns >= 0) ::close(mount_ns);
+  const int table = ::open(("/proc/" + init + "/mountinfo").c_str(), O_RDONLY | O_CLOEXEC);
+  if (table < 0) return false;
+  sealed = sealed && !read_all(table).empty();
+  ::close(table);
+  return sealed;
+}
+
+int spawn_protected(const char* pids_parent, const char* memory_parent, char** program) {
+  Gate gate;
+  if (!gate.fill(read_all(3))) {
+    std::perror("launch_floor: the seccomp program on descriptor 3 into the gate");
+    return 127;
+  }
+  Bounds bounds;
+  int status = 127;
+  if (bounds.make(pids_parent, memory_parent)) {
+    const pid_t pid = start_in(bounds, program, gate.read_end);
+    ::close(gate.read_end);
+    if (pid > 0) {
+      pollfd ready{gate.write_end, POLLOUT, 0};
+      // POLLERR instead: bubblewrap ended before reading the program.
+      if (::poll(&ready, 1, -1) == 1 && ready.revents == POLLOUT && seal(pid)) {
+        if (::write(gate.write_end, gate.held_back.data(), gate.held_back.size()) < 0) {
+          std::perror("launch_floor: opening the gate");
+        }
+      }
+      ::close(gate.write_end);
+      status = exit_status(pid);
+    }
+  }
+  bounds.remove();
   return status;
 }
 
@@ -104,14 +254,17 @@ int spawn_bounded(const char* pids_parent, const char* memory_parent, char** pro
 
 int main(int argc, char** argv) {
   const bool bounded = argc >= 5 && std::strcmp(argv[1], "spawn-bounded") == 0;
-  if (!bounded &&
+  const bool is_protected = argc >= 5 && std::strcmp(argv[1], "spawn-protected") == 0;
+  if (!bounded && !is_protected &&
       (argc < 3 || (std::strcmp(argv[1], "exec") != 0 && std::strcmp(argv[1], "spawn") != 0))) {
     std::fprintf(stderr,
                  "usage: launch_floor exec|spawn PROGRAM ARGS...\n"
-                 "       launch_floor spawn-bounded PIDS-PARENT MEMORY-PARENT PROGRAM ARGS...\n");
+                 "       launch_floor spawn-bounded|spawn-protected PIDS-PARENT MEMORY-PARENT "
+                 "PROGRAM ARGS...\n");
     return 2;
   }
   if (bounded) return spawn_bounded(argv[2], argv[3], argv + 4);
+  if (is_protected) return spawn_protected(argv[2], argv[3], argv + 4);
   char** program = argv + 2;
   if (std::strcmp(argv[1], "exec") == 0) {
     ::execv(program[0], program);
