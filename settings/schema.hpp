@@ -20,6 +20,10 @@ namespace holdfast::settings {
 
 const nlohmann::json& settings_schema();
 
+// The schema as validate() reads it: settings_schema() without the
+// descriptions, which are for people.
+const nlohmann::json& validation_schema();
+
 // Checks `document` against the schema; locations come from `locations`.
 std::vector<Diagnostic> validate(const nlohmann::json& document, const LocationIndex& locations,
                                  const std::filesystem::path& file);
