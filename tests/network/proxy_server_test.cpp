@@ -80,10 +80,15 @@ std::string enter_test_namespaces() {
              "10.99.0.2 self.test\n");
   // Names the hosts file lacks fail at once (nothing listens on port 53).
   write_file(resolv, "nameserver 127.0.0.1\n");
-  if (::mount(hosts.c_str(), "/etc/hosts", nullptr, MS_BIND, nullptr) != 0 ||
-      ::mount(resolv.c_str(), "/etc/resolv.conf", nullptr, MS_BIND, nullptr) != 0) {
-    return "cannot bind-mount the test hosts file: "s + std::strerror(errno);
-  }
+  const bool bound = ::mount(hosts.c_str(), "/etc/hosts", nullptr, MS_BIND, nullptr) == 0 &&
+                     ::mount(resolv.c_str(), "/etc/resolv.conf", nullptr, MS_BIND, nullptr) == 0;
+  const int error = errno;
+  // The binds hold the files; their names are not needed any more, and
+  // every test process would otherwise leave a directory in /tmp.
+  ::unlink(hosts.c_str());
+  ::unlink(resolv.c_str());
+  ::rmdir(directory);
+  if (!bound) return "cannot bind-mount the test hosts file: "s + std::strerror(error);
   return {};
 }
 
