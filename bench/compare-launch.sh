@@ -21,8 +21,9 @@
 #                work every launch must do (snapshot, plan, start gate,
 #                record), without holdfast's command line
 #   true      plain /bin/true
-# Prints medians and each command's paired ratio to bare bwrap. holdfast's
-# own work is its distance from floor-spawn.
+# Prints medians and each command's paired ratio to bare bwrap, then the
+# paired differences in ms: holdfast's own work is its distance from
+# floor-protected (or floor-spawn where there is no cgroup v1).
 #
 #   bench/compare-launch.sh [ROUNDS]          (default 300; build first)
 #   GAP_MS=500 bench/compare-launch.sh 100    each run after a quiet 500 ms,
@@ -77,3 +78,20 @@ fi
   --name library-once -- "$once" /bin/true \; \
   --name true -- /bin/true \;
 echo "raw samples: /tmp/holdfast-compare.json"
+
+# In milliseconds, the median of each round's difference (the rounds
+# alternate, so each difference is between runs a moment apart): holdfast's
+# own work above the floors, and what the protections cost at the kernel's
+# price.
+python3 - "$work/../holdfast-compare.json" <<'PY'
+import json, statistics, sys
+samples = {c["name"]: c["samples_ms"] for c in json.load(open(sys.argv[1]))["commands"]}
+pairs = [("holdfast", "floor-spawn", "holdfast's own work and its protections"),
+         ("holdfast", "floor-protected", "holdfast's own work (for a build with the protections)"),
+         ("floor-protected", "floor-spawn", "the protections at the kernel's price")]
+print("paired differences, median of the rounds' (ms)")
+for a, b, what in pairs:
+    if a in samples and b in samples:
+        d = statistics.median(x - y for x, y in zip(samples[a], samples[b]))
+        print(f"  {a} - {b}: {d:6.2f}   {what}")
+PY
