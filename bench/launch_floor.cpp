@@ -149,6 +149,13 @@ int spawn_bounded(const char* pids_parent, const char* memory_parent, char** pro
 
 // The start gate's pipe, as launcher/run/start_gate.cpp fills it: packets
 // of one page slot each, the pipe full, the last 4 bytes held back.
+//
+// This and the private step below repeat StartGate and
+// make_sandbox_mounts_private (launcher/run/propagation.cpp) on purpose,
+// and must follow them: linked from the launcher library they bring
+// libstdc++'s locale and stream set-up before main, which made every
+// floor row's own start about 0.15 ms slower (0.48 against 0.32 ms of CPU,
+// perf stat -r 500), and a control must not carry that.
 struct Gate {
   int read_end = -1;
   int write_end = -1;
@@ -180,6 +187,8 @@ struct Gate {
   }
 };
 
+// As make_sandbox_mounts_private does it: a child that shares only our
+// memory joins the sandbox's user and mount namespaces.
 struct JoinRequest {
   int user_ns;
   int mount_ns;
